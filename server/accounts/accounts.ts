@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { Plan, RoleName } from "../contract/account.ts";
+import type { Store } from "../store/store.ts";
+import { generateToken, hashToken } from "./secrets.ts";
+
+/** A request the account commands refuse, with a message for the person who typed it. */
+export class AccountError extends Error {}
+
+const Email = z.email().max(254);
+
+function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new AccountError(`${what}: ${r.error.issues[0]?.message ?? "invalid"}`);
+  return r.data;
+}
+
+export interface NewUser {
+  email: string;
+  plan?: string | undefined;
+  join?: string | undefined;
+  role?: string | undefined;
+}
+
+/**
+ * Creates a user. Without `join`, the user owns a new workspace on `plan` (default free). With `join`, the user
+ * becomes a member of that owner's workspace with `role` (admin, editor or viewer; a workspace has one owner).
+ */
+export async function createUser(store: Store, input: NewUser, now: Date) {
+  const email = check(Email, input.email, "--email").toLowerCase();
+  if (await store.findUserByEmail(email)) throw new AccountError(`A user with e-mail ${email} already exists`);
+  if (input.join === undefined) {
+    if (input.role !== undefined) throw new AccountError("--role goes with --join");
+    const plan = check(Plan, input.plan ?? "free", "--plan");
+    const created = await store.createUser({ email, plan }, now.toISOString());
+    return { ...created, email, plan };
+  }
+  if (input.plan !== undefined) throw new AccountError("--plan belongs to the workspace; it cannot go with --join");
+  const owner = await store.findUserByEmail(check(Email, input.join, "--join"));
+  if (!owner) throw new AccountError(`No user with e-mail ${input.join}`);
+  const role = check(RoleName.exclude(["owner"]), input.role ?? "viewer", "--role");
+  const created = await store.createUser({ email, workspaceId: owner.workspace_id, role }, now.toISOString());
+  return { ...created, email, plan: owner.plan };
+}
+
+/** Issues a token for a user; the plain token is returned once and never stored. */
+export async function createToken(store: Store, email: string, name: string | undefined, now: Date) {
+  const user = await store.findUserByEmail(check(Email, email, "--email"));
+  if (!user) throw new AccountError(`No user with e-mail ${email}`);
+  const tokenName = check(z.string().trim().min(1).max(100), name ?? "cli", "--name");
+  const token = generateToken();
+  const id = await store.createToken(user.id, tokenName, hashToken(token), now.toISOString());
+  return { id, token };
+}
+
+/**
+ * On an empty database, creates the owner (plan stack) and a first token, exactly once even when several
+ * processes start together. Returns the token, or null when there was nothing to do.
+ */
+export async function bootstrapOwner(store: Store, email: string, now: Date): Promise<string | null> {
+  if ((await store.countUsers()) > 0) return null;
+  const at = now.toISOString();
+  return store.once("bootstrap_owner", at, async (trx) => {
+    const user = await store.createUser({ email, plan: "stack" }, at, trx);
+    const token = generateToken();
+    await store.createToken(user.id, "first start", hashToken(token), at, trx);
+    return token;
+  });
+}

@@ -1,0 +1,65 @@
+import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+
+const TOKEN_PREFIX = "pl_";
+
+/** A new API token: 32 random bytes, shown to its owner once and stored only as its hash. */
+export function generateToken(): string {
+  return TOKEN_PREFIX + randomBytes(32).toString("base64url");
+}
+
+/**
+ * SHA-256 of a token. Tokens carry 256 bits of randomness, so a fast hash is enough to make a stolen table
+ * useless; a slow hash would only cost every request.
+ */
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export function looksLikeToken(value: string): boolean {
+  return value.length <= 200 && value.startsWith(TOKEN_PREFIX);
+}
+
+// scrypt cost N=2^15, r=8, p=1: about 30 ms and 32 MiB per hash here, OWASP's recommended floor.
+const SCRYPT = { N: 32768, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 } as const;
+
+function scryptAsync(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize("NFC"), salt, SCRYPT.keylen, { ...params, maxmem: SCRYPT.maxmem }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
+  });
+}
+
+/** A status-page password as `scrypt$N$r$p$salt$hash` (base64url). */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(password, salt, SCRYPT);
+  return ["scrypt", SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString("base64url"), key.toString("base64url")].join("$");
+}
+
+/** Compares a candidate with a stored hash in constant time. Case, spaces and every character count. */
+export async function verifyPassword(candidate: string, stored: string): Promise<boolean> {
+  const [kind, n, r, p, salt, hash] = stored.split("$");
+  if (kind !== "scrypt" || !salt || !hash) return false;
+  const expected = Buffer.from(hash, "base64url");
+  const key = await scryptAsync(candidate, Buffer.from(salt, "base64url"), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+const processKey = randomBytes(32);
+
+/**
+ * A keyed fingerprint of a password that was verified, kept in memory only so that repeat requests with the same
+ * right password skip the 30 ms scrypt. The key never leaves the process.
+ */
+export function passwordFingerprint(password: string): Buffer {
+  return createHmac("sha256", processKey).update(password.normalize("NFC")).digest();
+}
+
+export function sameFingerprint(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}

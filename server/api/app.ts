@@ -1,0 +1,137 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { requestId } from "hono/request-id";
+import type { Config } from "../config.ts";
+import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
+import type { ErrorEnvelope } from "../contract/common.ts";
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/store.ts";
+import { principalFrom } from "./auth.ts";
+import { ApiError, forbidden, unauthorized } from "./errors.ts";
+import { healthRoutes } from "./health.ts";
+import { openApiDocument } from "./openapi.ts";
+import { PageViews } from "./page-views.ts";
+import { publicPageRoutes } from "./public-pages.ts";
+import { parseOrThrow, queryObject, type Route, readJson } from "./route.ts";
+import { siteRoutes } from "./sites.ts";
+import { statusPageRoutes } from "./status-pages.ts";
+import { type Clock, systemClock } from "./time.ts";
+
+/** The largest JSON body any route accepts. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface AppDeps {
+  store: Store;
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+}
+
+type Env = { Variables: { requestId: string } };
+
+function errorBody(error: ApiError): ErrorEnvelope {
+  return {
+    success: false,
+    message: error.message,
+    code: error.status,
+    error: error.kind,
+    ...(error.details ? { details: error.details } : {}),
+  };
+}
+
+/**
+ * Builds the whole HTTP application from explicit dependencies. Nothing here listens or reads the environment:
+ * tests call `app.request()`, main.ts hands the app to a server.
+ */
+export function createApp({ store, config, logger, clock = systemClock }: AppDeps) {
+  const views = new PageViews(store, clock, config.viewTtlSeconds * 1000);
+  const changed = () => views.invalidate();
+  const routes: Route[] = [
+    ...healthRoutes({ store }),
+    ...siteRoutes({ store, clock, changed }),
+    ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
+    ...publicPageRoutes({ store, clock, views, config }),
+  ];
+  const document = JSON.stringify(openApiDocument(routes, config.publicUrl));
+
+  const app = new Hono<Env>();
+  app.use(requestId());
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    logger.info(
+      {
+        requestId: c.get("requestId"),
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      "request",
+    );
+  });
+  const publicCors = cors({
+    origin: "*",
+    allowMethods: ["GET", "HEAD", "OPTIONS"],
+    allowHeaders: ["X-Status-Page-Password", "Authorization", "If-None-Match", "Content-Type"],
+    exposeHeaders: ["ETag", "Retry-After", "X-Request-Id"],
+    maxAge: 86400,
+  });
+  app.use("/public/v1/status-page/*", publicCors);
+  app.use("/api/status-page/*", publicCors);
+  app.use("/public/v1/openapi.json", cors({ origin: "*", allowMethods: ["GET"] }));
+  app.use(
+    "/public/v1/*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(413, "payload_too_large", `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+
+  app.get("/public/v1/openapi.json", (c) =>
+    c.body(document, 200, {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "public, max-age=300",
+    }),
+  );
+
+  for (const def of routes) {
+    const path = def.path.replace(/\{(\w+)\}/g, ":$1");
+    app.on(def.method.toUpperCase(), path, async (c) => {
+      let principal = null;
+      if (def.access === "token") {
+        const found = await principalFrom(c, store, clock);
+        if (found === null) throw unauthorized("Authentication required: send Authorization: Bearer <token>");
+        if (found === "invalid") throw unauthorized("The token is invalid or has been revoked");
+        if (def.permission && !ROLE_PERMISSIONS[found.role as RoleName].includes(def.permission)) {
+          throw forbidden(`Your role (${found.role}) does not allow ${def.permission}`);
+        }
+        principal = found;
+      }
+      const params = def.params ? parseOrThrow(def.params, c.req.param(), "path parameter") : {};
+      const query = def.query ? parseOrThrow(def.query, queryObject(c.req.url), "query parameter") : {};
+      const body = def.body ? parseOrThrow(def.body, await readJson(c), "body") : undefined;
+      const reply = await def.handler({ params, query, body, principal, c });
+      if (reply instanceof Response) return reply;
+      // The contract is checked on the way out too: a handler that drifts from it fails loudly in tests.
+      return c.json(def.response.schema.parse(reply.body) as object, reply.status as 200);
+    });
+  }
+
+  app.notFound((c) => {
+    const error = new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`);
+    return c.json(errorBody(error), 404);
+  });
+  app.onError((err, c) => {
+    if (err instanceof ApiError) {
+      return c.json(errorBody(err), err.status as 400, err.headers);
+    }
+    logger.error({ requestId: c.get("requestId"), err }, "unhandled error");
+    const error = new ApiError(500, "internal", "Internal error; the request id is in the X-Request-Id header");
+    return c.json(errorBody(error), 500);
+  });
+  return app;
+}

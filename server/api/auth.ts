@@ -1,0 +1,17 @@
+import type { Context } from "hono";
+import { hashToken, looksLikeToken } from "../accounts/secrets.ts";
+import type { Principal, Store } from "../store/store.ts";
+import type { Clock } from "./time.ts";
+
+/**
+ * The principal behind the request's bearer token: null when no Authorization header was sent, "invalid" when
+ * one was sent and does not name a live token.
+ */
+export async function principalFrom(c: Context, store: Store, clock: Clock): Promise<Principal | null | "invalid"> {
+  const header = c.req.header("authorization");
+  if (header === undefined) return null;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  const token = match?.[1];
+  if (!token || !looksLikeToken(token)) return "invalid";
+  return (await store.authenticate(hashToken(token), clock.now())) ?? "invalid";
+}

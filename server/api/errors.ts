@@ -1,0 +1,33 @@
+import type { ErrorKind } from "../contract/common.ts";
+
+export interface FieldDetail {
+  field: string;
+  message: string;
+}
+
+/** An error with its HTTP answer. Domain code throws these; one handler turns them into the envelope. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly kind: ErrorKind,
+    message: string,
+    readonly details?: FieldDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, details?: FieldDetail[]) =>
+  new ApiError(400, details ? "validation_failed" : "bad_request", message, details);
+export const invalidField = (field: string, message: string) =>
+  new ApiError(400, "validation_failed", `Invalid request: ${field} ${message}`, [{ field, message }]);
+export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
+export const conflict = (field: string, message: string) =>
+  new ApiError(409, "conflict", `${field} ${message}`, [{ field, message }]);
+export const unauthorized = (message: string) =>
+  new ApiError(401, "unauthorized", message, undefined, { "WWW-Authenticate": 'Bearer realm="porchlight"' });
+export const forbidden = (message: string) => new ApiError(403, "forbidden", message);
+
+/** Plan limits answer 403: the request is understood and valid, the plan does not allow it. */
+export const limitReached = (message: string) => new ApiError(403, "limit_reached", `Limit reached: ${message}`);

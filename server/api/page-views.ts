@@ -1,0 +1,159 @@
+import { createHash } from "node:crypto";
+import type { SiteState } from "../contract/site.ts";
+import { DisplayOptions, type Incident, type PublicItem, PublicStatusPage, Theme } from "../contract/status-page.ts";
+import { itemStatus } from "../engine/verdict.ts";
+import type { IncidentRow, IncidentUpdateRow, PageRow, Store } from "../store/store.ts";
+import { type Clock, utcDayBefore } from "./time.ts";
+
+/** How many incidents a public view carries, newest first. */
+export const PUBLIC_INCIDENT_LIMIT = 50;
+
+export interface Body {
+  bytes: Buffer;
+  etag: string;
+}
+
+/** A page's public view, serialized once, with what the access check needs. */
+export interface PageView {
+  pageId: number;
+  workspaceId: string;
+  visibility: "public" | "private" | "password";
+  passwordHash: string | null;
+  page: Body;
+  items: Body;
+  incidents: Body;
+  builtAt: number;
+  /** Fingerprints of passwords verified against this version of the page (see passwordFingerprint). */
+  verified: Buffer[];
+}
+
+function body(value: unknown): Body {
+  const bytes = Buffer.from(JSON.stringify(value));
+  return { bytes, etag: `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"` };
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** An incident row and its updates (newest first) as the API shows it. */
+export function incidentView(row: IncidentRow, updates: IncidentUpdateRow[]): Incident {
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status as Incident["status"],
+    started_at: row.started_at,
+    resolved_at: row.resolved_at,
+    duration_minutes:
+      row.resolved_at === null
+        ? null
+        : Math.max(0, Math.floor((Date.parse(row.resolved_at) - Date.parse(row.started_at)) / 60_000)),
+    updates: updates
+      .filter((u) => u.incident_id === row.id)
+      .map((u) => ({ timestamp: u.created_at, status: u.status as Incident["status"], message: u.message })),
+  };
+}
+
+export function incidentViews(rows: IncidentRow[], updates: IncidentUpdateRow[]): Incident[] {
+  return rows.map((row) => incidentView(row, updates));
+}
+
+/**
+ * The public views of status pages by slug. A view is assembled from the store once (a fixed number of queries,
+ * whatever the number of items), checked against the contract, serialized, and then served as bytes until
+ * something changes. `invalidate()` is called on every write in this process; `ttlMs` bounds how long a change
+ * made by another process (the engine, another API process) can go unseen.
+ */
+export class PageViews {
+  private readonly views = new Map<string, PageView>();
+  private readonly building = new Map<string, Promise<PageView | null>>();
+  private generation = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
+
+  invalidate(): void {
+    this.generation++;
+    this.views.clear();
+  }
+
+  async get(slug: string): Promise<PageView | null> {
+    const cached = this.views.get(slug);
+    if (cached && this.clock.now().getTime() - cached.builtAt < this.ttlMs) return cached;
+    let pending = this.building.get(slug);
+    if (!pending) {
+      pending = this.build(slug).finally(() => this.building.delete(slug));
+      this.building.set(slug, pending);
+    }
+    return pending;
+  }
+
+  private async build(slug: string): Promise<PageView | null> {
+    const generation = this.generation;
+    const page = await this.store.getPageBySlug(slug);
+    if (!page) return null;
+    const view = await this.assemble(page);
+    // A write that landed while we were reading may not be in this view: serve it once, do not keep it.
+    if (generation === this.generation) this.views.set(slug, view);
+    return view;
+  }
+
+  private async assemble(page: PageRow): Promise<PageView> {
+    const now = this.clock.now();
+    const display = DisplayOptions.parse(JSON.parse(page.display));
+    const data = await this.store.pageViewData(page, utcDayBefore(now, display.historyDays - 1), PUBLIC_INCIDENT_LIMIT);
+    const items: PublicItem[] = data.items.map((item) => {
+      let total = 0;
+      let up = 0;
+      const history: PublicItem["history"] = [];
+      for (const s of data.stats) {
+        if (s.site_id !== item.site_id || s.checks_total <= 0) continue;
+        total += s.checks_total;
+        up += s.checks_up;
+        history.push({ date: s.day, uptime: round3((s.checks_up / s.checks_total) * 100) });
+      }
+      return {
+        id: item.id,
+        label: item.label,
+        type: "website",
+        status: itemStatus(item.state as SiteState, item.pause === 1),
+        uptime: total > 0 ? round3((up / total) * 100) : null,
+        response_time: item.last_response_ms,
+        last_check: item.last_check_time,
+        history,
+      };
+    });
+    const incidents = incidentViews(data.incidents, data.updates);
+    const view = PublicStatusPage.parse({
+      name: page.name,
+      slug: page.slug,
+      description: page.description,
+      visibility: page.visibility,
+      custom_domain: page.custom_domain,
+      theme: Theme.parse(JSON.parse(page.theme)),
+      display,
+      items,
+      incidents,
+    });
+    return {
+      pageId: page.id,
+      workspaceId: page.workspace_id,
+      visibility: page.visibility as PageView["visibility"],
+      passwordHash: page.password_hash,
+      page: body(view),
+      items: body({ slug: page.slug, items: view.items }),
+      incidents: body({ slug: page.slug, incidents: view.incidents }),
+      builtAt: now.getTime(),
+      verified: [],
+    };
+  }
+}
+
+/** True when an If-None-Match header names this ETag (weak comparison, `*` included). */
+export function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  const strong = etag.replace(/^W\//, "");
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === strong);
+}

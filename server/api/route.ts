@@ -1,0 +1,116 @@
+import type { Context } from "hono";
+import { z } from "zod";
+import type { Permission } from "../contract/account.ts";
+import type { Principal } from "../store/store.ts";
+import { ApiError, badRequest, type FieldDetail } from "./errors.ts";
+
+type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
+const Empty = z.object({});
+type Empty = typeof Empty;
+
+/**
+ * Who may call a route. `token`: a valid bearer token is required. `page`: anyone; the status-page access check
+ * runs in the handler. `none`: anyone.
+ */
+export type Access = "token" | "page" | "none";
+
+export interface RouteInput<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
+  params: z.output<P>;
+  query: z.output<Q>;
+  body: z.output<B>;
+  principal: Principal | null;
+  c: Context;
+}
+
+/** What a handler returns: a body that the route's response schema checks, or a finished Response. */
+export type Reply<R extends z.ZodType> = { status: number; body: z.input<R> } | Response;
+
+export interface Route<
+  P extends AnyObject = AnyObject,
+  Q extends AnyObject = AnyObject,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  method: "get" | "post" | "patch" | "delete";
+  /** OpenAPI style: `/public/v1/site/{siteId}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  access: Access;
+  permission?: Permission;
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: { status: number; description: string; schema: R; headers?: Record<string, string> };
+  /** Error statuses this route can answer, for the OpenAPI document. */
+  errors: number[];
+  handler: (input: RouteInput<P, Q, B>) => Promise<Reply<R>>;
+}
+
+/** Declares a route with its types inferred from its schemas. */
+export function route<
+  P extends AnyObject = Empty,
+  Q extends AnyObject = Empty,
+  B extends z.ZodType = z.ZodUndefined,
+  R extends z.ZodType = z.ZodType,
+>(def: Route<P, Q, B, R>): Route {
+  return def as unknown as Route;
+}
+
+/** Turns zod issues into field details, naming unknown and read-only fields plainly. */
+export function fieldDetails(error: z.ZodError, prefix = ""): FieldDetail[] {
+  return error.issues.flatMap((issue) => {
+    const base = [prefix, ...issue.path.map(String)].filter(Boolean).join(".");
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({
+        field: [base, key].filter(Boolean).join("."),
+        message: "is not a writable field of this resource",
+      }));
+    }
+    return [{ field: base || "(body)", message: issue.message }];
+  });
+}
+
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, what: string, prefix = ""): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const details = fieldDetails(result.error, prefix);
+    const summary = details
+      .slice(0, 3)
+      .map((d) => `${d.field} ${d.message}`)
+      .join("; ");
+    throw badRequest(`Invalid ${what}: ${summary}`, details);
+  }
+  return result.data;
+}
+
+/** A query string as an object: one value as a string, a repeated parameter as an array (which scalars refuse). */
+export function queryObject(url: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of new URL(url).searchParams) {
+    const prev = out[key];
+    out[key] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
+  }
+  return out;
+}
+
+/** Reads and parses a JSON body: 415 for another content type, 400 for an empty or malformed body. */
+export async function readJson(c: Context): Promise<unknown> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new ApiError(415, "unsupported_media_type", "Content-Type must be application/json");
+  }
+  const text = await c.req.text();
+  if (text.trim() === "") throw badRequest("A JSON body is required");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`Malformed JSON: ${(error as Error).message}`);
+  }
+}
+
+export function envelope<T>(status: number, message: string, data: T) {
+  return { status, body: { success: true as const, message, code: status, data } };
+}

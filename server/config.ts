@@ -1,0 +1,84 @@
+import { isAbsolute, resolve } from "node:path";
+import ipaddr from "ipaddr.js";
+import { z } from "zod";
+
+const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+
+const Cidr = z.string().transform((value, ctx) => {
+  try {
+    return ipaddr.parseCIDR(value.includes("/") ? value : `${value}/${value.includes(":") ? 128 : 32}`);
+  } catch {
+    ctx.addIssue({ code: "custom", message: `"${value}" is not an IP address or CIDR range` });
+    return z.NEVER;
+  }
+});
+
+/** Every environment variable Porchlight reads, with its default. The README's table mirrors this schema. */
+export const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  PORCHLIGHT_DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  PORCHLIGHT_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  LOG_LEVEL: LogLevel.default("info"),
+  PORCHLIGHT_OWNER_EMAIL: z.email().default("owner@localhost"),
+  PORCHLIGHT_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(Cidr)),
+  PORCHLIGHT_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
+  PORCHLIGHT_PASSWORD_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86400).default(900),
+  PORCHLIGHT_VIEW_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicUrl: string;
+  logLevel: z.infer<typeof LogLevel>;
+  ownerEmail: string;
+  trustedProxies: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  passwordAttempts: number;
+  passwordWindowSeconds: number;
+  viewTtlSeconds: number;
+};
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once. A bad value throws a ConfigError naming the variable and what it accepts. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = ConfigSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? "environment");
+      return `${name}=${JSON.stringify(env[name] ?? "")}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: isAbsolute(e.PORCHLIGHT_DATA_DIR) ? e.PORCHLIGHT_DATA_DIR : resolve(cwd, e.PORCHLIGHT_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    publicUrl: (e.PORCHLIGHT_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    logLevel: e.LOG_LEVEL,
+    ownerEmail: e.PORCHLIGHT_OWNER_EMAIL,
+    trustedProxies: e.PORCHLIGHT_TRUSTED_PROXIES,
+    passwordAttempts: e.PORCHLIGHT_PASSWORD_ATTEMPTS,
+    passwordWindowSeconds: e.PORCHLIGHT_PASSWORD_WINDOW_SECONDS,
+    viewTtlSeconds: e.PORCHLIGHT_VIEW_TTL_SECONDS,
+  };
+}

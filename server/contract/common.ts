@@ -1,0 +1,75 @@
+import { z } from "zod";
+
+/** An ISO 8601 timestamp in UTC, as every timestamp in the API is written. */
+export const Timestamp = z.iso
+  .datetime()
+  .meta({ description: "ISO 8601 timestamp (UTC)", example: "2026-11-21T08:00:00.000Z" });
+
+/** The success envelope of spec 2.1 around a payload. */
+export function Envelope<T extends z.ZodType>(data: T) {
+  return z.object({
+    success: z.literal(true),
+    message: z.string(),
+    code: z.int().meta({ description: "Mirrors the HTTP status" }),
+    data,
+  });
+}
+
+export const ErrorKind = z.enum([
+  "bad_request",
+  "validation_failed",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "limit_reached",
+  "payload_too_large",
+  "unsupported_media_type",
+  "password_required",
+  "password_incorrect",
+  "sign_in_required",
+  "rate_limited",
+  "internal",
+]);
+export type ErrorKind = z.infer<typeof ErrorKind>;
+
+export const FieldError = z.object({
+  field: z.string().meta({ description: "Dotted path of the offending field, or the parameter name" }),
+  message: z.string(),
+});
+
+/** Every error answer: the envelope with success false, a machine-readable kind and, for bad input, field details. */
+export const ErrorEnvelope = z
+  .object({
+    success: z.literal(false),
+    message: z.string(),
+    code: z.int().meta({ description: "Mirrors the HTTP status" }),
+    error: ErrorKind,
+    details: z.array(FieldError).optional(),
+  })
+  .meta({ id: "Error" });
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+export const PER_PAGE_VALUES = [10, 25, 50] as const;
+
+/** Query of every paginated list: page from 1, perPage one of 10 (default), 25 or 50. */
+export const PageQuery = z.strictObject({
+  page: z
+    .string()
+    .regex(/^[1-9]\d{0,8}$/, "must be a whole number from 1")
+    .transform(Number)
+    .optional()
+    .meta({ description: "Page number, from 1", example: "1" }),
+  perPage: z
+    .enum(["10", "25", "50"], { error: "must be one of 10, 25, 50" })
+    .transform(Number)
+    .optional()
+    .meta({ description: "Items per page: 10 (default), 25 or 50" }),
+});
+
+export const Pagination = z.object({
+  page: z.int(),
+  perPage: z.int(),
+  total: z.int(),
+  totalPages: z.int(),
+});

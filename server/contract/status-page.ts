@@ -1,0 +1,269 @@
+import { z } from "zod";
+import { Timestamp } from "./common.ts";
+import { SiteId } from "./site.ts";
+
+/** Paths the hosted pages and the API own: a status page may not take them as its slug. */
+export const RESERVED_SLUGS = new Set([
+  "api",
+  "public",
+  "embed",
+  "healthz",
+  "readyz",
+  "metrics",
+  "admin",
+  "static",
+  "assets",
+  "_astro",
+  "favicon.ico",
+  "robots.txt",
+  "sitemap.xml",
+  "404",
+  "login",
+  "signup",
+  "status",
+  "docs",
+  "openapi.json",
+]);
+
+export const Slug = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(
+    /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/,
+    "must be 1 to 64 lowercase letters, digits and inner dashes (for example acme-status)",
+  )
+  .refine((slug) => !RESERVED_SLUGS.has(slug), "is reserved; choose another slug")
+  .meta({ description: "Short, URL-safe identifier of the page", example: "acme" });
+
+export const Visibility = z
+  .enum(["public", "private", "password"])
+  .meta({ description: "public: anyone; password: X-Status-Page-Password header; private: workspace members only" });
+
+export const PagePassword = z
+  .string()
+  .min(8, "must be at least 8 characters")
+  .max(128, "must be at most 128 characters")
+  .meta({ description: "Write-only; stored as an scrypt hash. Required when visibility is password." });
+
+/** A host name without scheme, port or path. */
+export const CustomDomain = z
+  .string()
+  .max(253)
+  .transform((s) => s.toLowerCase())
+  .pipe(
+    z
+      .string()
+      .regex(
+        /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+        "must be a host name such as status.example.com, without scheme, port or path",
+      ),
+  )
+  .meta({ example: "status.example.com" });
+
+export const Theme = z
+  .strictObject({
+    mode: z.enum(["auto", "light", "dark"]).default("auto"),
+    accentColor: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/, "must be a #rrggbb colour")
+      .default("#2563eb"),
+  })
+  .meta({ id: "Theme" });
+export type Theme = z.infer<typeof Theme>;
+
+export const DisplayOptions = z
+  .strictObject({
+    historyDays: z.int().min(1).max(90).default(90).meta({ description: "Days of uptime history shown per item" }),
+    showUptime: z.boolean().default(true),
+    showResponseTime: z.boolean().default(true),
+    showIncidents: z.boolean().default(true),
+  })
+  .meta({ id: "DisplayOptions" });
+export type DisplayOptions = z.infer<typeof DisplayOptions>;
+
+export const DEFAULT_THEME: Theme = Theme.parse({});
+export const DEFAULT_DISPLAY: DisplayOptions = DisplayOptions.parse({});
+
+const passwordRule = {
+  message: "a password of at least 8 characters is required when visibility is password",
+  path: ["password"],
+};
+
+export const StatusPageCreate = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    slug: Slug,
+    description: z.string().max(2000).default(""),
+    visibility: Visibility.default("public"),
+    password: PagePassword.optional(),
+    theme: Theme.default(DEFAULT_THEME),
+    display: DisplayOptions.default(DEFAULT_DISPLAY),
+    customDomain: CustomDomain.nullable().default(null),
+  })
+  .refine((p) => p.visibility !== "password" || p.password !== undefined, passwordRule)
+  .meta({ id: "StatusPageCreate" });
+export type StatusPageCreate = z.infer<typeof StatusPageCreate>;
+
+/** theme and display are merged into the stored values field by field. */
+export const StatusPagePatch = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100).optional(),
+    slug: Slug.optional(),
+    description: z.string().max(2000).optional(),
+    visibility: Visibility.optional(),
+    password: PagePassword.optional(),
+    theme: Theme.partial().optional(),
+    display: DisplayOptions.partial().optional(),
+    customDomain: CustomDomain.nullable().optional(),
+  })
+  .meta({ id: "StatusPagePatch" });
+export type StatusPagePatch = z.infer<typeof StatusPagePatch>;
+
+export const StatusPageDelete = z
+  .strictObject({
+    confirmName: z.string().meta({ description: "The page's exact name, case-sensitive" }),
+  })
+  .meta({ id: "StatusPageDelete" });
+
+export const PageId = z
+  .string()
+  .regex(/^[1-9]\d{0,9}$/, "must be a numeric id")
+  .transform(Number)
+  .meta({ description: "Status page id", example: "1" });
+export const ItemId = PageId.meta({ description: "Item id", example: "1" });
+export const IncidentId = PageId.meta({ description: "Incident id", example: "1" });
+
+export const ItemCreate = z
+  .strictObject({
+    siteId: SiteId,
+    label: z.string().trim().min(1).max(100).optional().meta({ description: "Defaults to the site's name" }),
+    visible: z.boolean().default(true),
+  })
+  .meta({ id: "ItemCreate" });
+export const ItemPatch = z
+  .strictObject({
+    label: z.string().trim().min(1).max(100).optional(),
+    visible: z.boolean().optional(),
+    position: z.int().min(0).max(10_000).optional().meta({ description: "Sort order on the page, ascending" }),
+  })
+  .meta({ id: "ItemPatch" });
+
+export const OwnerItem = z
+  .object({
+    id: z.int(),
+    siteId: SiteId,
+    label: z.string(),
+    visible: z.boolean(),
+    position: z.int(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: "StatusPageItemConfig" });
+export type OwnerItem = z.infer<typeof OwnerItem>;
+
+/** A status page as its owner sees it: configuration, never the password hash. */
+export const StatusPage = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    visibility: Visibility,
+    hasPassword: z.boolean(),
+    theme: Theme,
+    display: DisplayOptions,
+    customDomain: z.string().nullable(),
+    url: z.string().meta({ description: "Where visitors find the page" }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    items: z.array(OwnerItem),
+  })
+  .meta({ id: "StatusPage" });
+export type StatusPage = z.infer<typeof StatusPage>;
+
+export const INCIDENT_STATUSES = ["investigating", "identified", "monitoring", "resolved"] as const;
+export const IncidentStatus = z.enum(INCIDENT_STATUSES);
+export type IncidentStatus = z.infer<typeof IncidentStatus>;
+
+export const IncidentUpdate = z.object({ timestamp: Timestamp, status: IncidentStatus, message: z.string() });
+
+export const Incident = z
+  .object({
+    id: z.int(),
+    title: z.string(),
+    status: IncidentStatus,
+    started_at: Timestamp,
+    resolved_at: Timestamp.nullable().meta({ description: "null while the incident is open" }),
+    duration_minutes: z
+      .int()
+      .nullable()
+      .meta({ description: "Whole minutes from start to resolution; null while open (compute from started_at)" }),
+    updates: z.array(IncidentUpdate).meta({ description: "Newest first" }),
+  })
+  .meta({ id: "Incident" });
+export type Incident = z.infer<typeof Incident>;
+
+const Message = z.string().trim().min(1).max(5000);
+
+export const IncidentCreate = z
+  .strictObject({
+    title: z.string().trim().min(1).max(200),
+    status: IncidentStatus.default("investigating"),
+    message: Message,
+    startedAt: Timestamp.optional().meta({ description: "Defaults to now; may not be in the future" }),
+    resolvedAt: Timestamp.optional().meta({ description: "Only with status resolved; defaults to now" }),
+  })
+  .refine((i) => i.resolvedAt === undefined || i.status === "resolved", {
+    message: "resolvedAt is only allowed with status resolved",
+    path: ["resolvedAt"],
+  })
+  .meta({ id: "IncidentCreate" });
+export type IncidentCreate = z.infer<typeof IncidentCreate>;
+
+export const IncidentPatch = z.strictObject({ title: z.string().trim().min(1).max(200) }).meta({ id: "IncidentPatch" });
+
+export const IncidentUpdateCreate = z
+  .strictObject({ status: IncidentStatus, message: Message })
+  .meta({ id: "IncidentUpdateCreate" });
+
+export const ItemStatus = z
+  .enum(["operational", "degraded", "outage", "paused", "unknown"])
+  .meta({ description: "operational (healthy), degraded, outage (unhealthy), paused, unknown (no recent check)" });
+export type ItemStatus = z.infer<typeof ItemStatus>;
+
+export const PublicItem = z
+  .object({
+    id: z.int(),
+    label: z.string(),
+    type: z.literal("website"),
+    status: ItemStatus,
+    uptime: z.number().nullable().meta({ description: "Percentage over the page's historyDays; null without data" }),
+    response_time: z.number().nullable().meta({ description: "Milliseconds of the latest check; null until checked" }),
+    last_check: Timestamp.nullable(),
+    history: z
+      .array(z.object({ date: z.iso.date(), uptime: z.number() }))
+      .meta({ description: "Daily uptime percentage, oldest first, days with data only" }),
+  })
+  .meta({ id: "StatusPageItem" });
+export type PublicItem = z.infer<typeof PublicItem>;
+
+/** Spec 2.6 plus theme and display options. */
+export const PublicStatusPage = z
+  .object({
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    visibility: Visibility,
+    custom_domain: z.string().nullable(),
+    theme: Theme,
+    display: DisplayOptions,
+    items: z.array(PublicItem),
+    incidents: z.array(Incident).meta({ description: "The 50 most recent, newest first" }),
+  })
+  .meta({ id: "PublicStatusPage" });
+export type PublicStatusPage = z.infer<typeof PublicStatusPage>;
+
+export const PublicItems = z.object({ slug: z.string(), items: z.array(PublicItem) }).meta({ id: "PublicItems" });
+export const PublicIncidents = z
+  .object({ slug: z.string(), incidents: z.array(Incident) })
+  .meta({ id: "PublicIncidents" });

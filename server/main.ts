@@ -1,0 +1,72 @@
+import { serve } from "@hono/node-server";
+import { bootstrapOwner } from "./accounts/accounts.ts";
+import { createApp } from "./api/app.ts";
+import { runCommand, USAGE } from "./cli/commands.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { createLogger } from "./log.ts";
+import { openStore } from "./store/store.ts";
+
+const io = {
+  out: (line: string) => process.stdout.write(`${line}\n`),
+  err: (line: string) => process.stderr.write(`${line}\n`),
+};
+
+async function startServer(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const store = await openStore(config);
+  const token = await bootstrapOwner(store, config.ownerEmail, new Date());
+  if (token) {
+    // Printed once, outside the log stream, and never again: the store keeps only its hash.
+    io.out(
+      [
+        "",
+        `  Porchlight created the owner account ${config.ownerEmail} (plan stack) and its first API token:`,
+        "",
+        `    ${token}`,
+        "",
+        "  It is shown only this once. Use it as a bearer token, for example:",
+        `    curl -H "Authorization: Bearer ${token}" ${config.publicUrl}/public/v1/sites`,
+        "",
+      ].join("\n"),
+    );
+  }
+  const app = createApp({ store, config, logger });
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+    logger.info({ port: info.port, host: config.host, store: store.description }, "porchlight listening");
+  });
+  const stop = () => {
+    logger.info("shutting down");
+    server.close(() => void store.close().then(() => process.exit(0)));
+    setTimeout(() => process.exit(0), 5000).unref();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+/** The `porchlight` command. Returns an exit code, or never returns while serving. */
+export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
+    io.out(USAGE);
+    return 0;
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(error.message);
+      return 1;
+    }
+    throw error;
+  }
+  if (argv.length === 0 || argv[0] === "serve") {
+    await startServer(config);
+    return 0;
+  }
+  const store = await openStore(config);
+  try {
+    return await runCommand(store, argv, io);
+  } finally {
+    await store.close();
+  }
+}

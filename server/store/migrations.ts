@@ -1,0 +1,162 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+
+type Dialect = "sqlite" | "postgres";
+
+/** Migrations in order. Each runs in a transaction on both dialects; never edit one that has shipped. */
+function migrations(dialect: Dialect): Record<string, Migration> {
+  const serial = dialect === "postgres" ? "serial" : "integer";
+  const autoId = (col: import("kysely").ColumnDefinitionBuilder) =>
+    dialect === "postgres" ? col.primaryKey() : col.primaryKey().autoIncrement();
+  return {
+    "0001_foundation": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable("meta")
+          .addColumn("key", "text", (c) => c.primaryKey())
+          .addColumn("value", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable("workspaces")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("name", "text", (c) => c.notNull())
+          .addColumn("plan", "text", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable("users")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("email", "text", (c) => c.notNull().unique())
+          .addColumn("workspace_id", "text", (c) => c.notNull().references("workspaces.id").onDelete("cascade"))
+          .addColumn("role", "text", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable("api_tokens")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("user_id", "text", (c) => c.notNull().references("users.id").onDelete("cascade"))
+          .addColumn("name", "text", (c) => c.notNull())
+          .addColumn("token_hash", "text", (c) => c.notNull().unique())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("last_used_at", "text")
+          .addColumn("revoked_at", "text")
+          .execute();
+        await db.schema
+          .createTable("sites")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("workspace_id", "text", (c) => c.notNull().references("workspaces.id").onDelete("cascade"))
+          .addColumn("version", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("url", "text", (c) => c.notNull())
+          .addColumn("name", "text", (c) => c.notNull())
+          .addColumn("method", "text", (c) => c.notNull())
+          .addColumn("headers", "text", (c) => c.notNull())
+          .addColumn("check_interval", "integer", (c) => c.notNull())
+          .addColumn("timeout", "integer", (c) => c.notNull())
+          .addColumn("parent_group", "text", (c) => c.notNull())
+          .addColumn("pause", "integer", (c) => c.notNull())
+          .addColumn("notes", "text", (c) => c.notNull())
+          .addColumn("success_codes", "text", (c) => c.notNull())
+          .addColumn("error_codes", "text", (c) => c.notNull())
+          .addColumn("enabled", "integer", (c) => c.notNull())
+          .addColumn("regions", "text", (c) => c.notNull())
+          .addColumn("has_certificate_error", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("is_frozen", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("legacy_status", "text", (c) => c.notNull())
+          .addColumn("state", "text", (c) => c.notNull())
+          .addColumn("health_summary", "text", (c) => c.notNull())
+          .addColumn("last_check_time", "text")
+          .addColumn("last_response_ms", "integer")
+          .addColumn("ssl_info", "text")
+          .addColumn("domain_info", "text")
+          .addColumn("domain_expiration", "text")
+          .addColumn("wordpress", "text")
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex("sites_workspace").on("sites").columns(["workspace_id", "created_at"]).execute();
+        await db.schema
+          .createTable("daily_stats")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("site_id", "text", (c) => c.notNull().references("sites.id").onDelete("cascade"))
+          .addColumn("day", "text", (c) => c.notNull())
+          .addColumn("checks_total", "integer", (c) => c.notNull())
+          .addColumn("checks_up", "integer", (c) => c.notNull())
+          .addColumn("downtime_minutes", "integer", (c) => c.notNull())
+          .addColumn("version", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .addUniqueConstraint("daily_stats_site_day", ["site_id", "day"])
+          .execute();
+        await db.schema
+          .createTable("status_pages")
+          .addColumn("id", serial, autoId)
+          .addColumn("workspace_id", "text", (c) => c.notNull().references("workspaces.id").onDelete("cascade"))
+          .addColumn("name", "text", (c) => c.notNull())
+          .addColumn("slug", "text", (c) => c.notNull().unique())
+          .addColumn("description", "text", (c) => c.notNull())
+          .addColumn("visibility", "text", (c) => c.notNull())
+          .addColumn("password_hash", "text")
+          .addColumn("theme", "text", (c) => c.notNull())
+          .addColumn("display", "text", (c) => c.notNull())
+          .addColumn("custom_domain", "text", (c) => c.unique())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex("status_pages_workspace")
+          .on("status_pages")
+          .columns(["workspace_id", "created_at"])
+          .execute();
+        await db.schema
+          .createTable("status_page_items")
+          .addColumn("id", serial, autoId)
+          .addColumn("page_id", "integer", (c) => c.notNull().references("status_pages.id").onDelete("cascade"))
+          .addColumn("site_id", "text", (c) => c.notNull().references("sites.id").onDelete("cascade"))
+          .addColumn("label", "text", (c) => c.notNull())
+          .addColumn("visible", "integer", (c) => c.notNull())
+          .addColumn("position", "integer", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addUniqueConstraint("status_page_items_page_site", ["page_id", "site_id"])
+          .execute();
+        await db.schema.createIndex("status_page_items_site").on("status_page_items").column("site_id").execute();
+        await db.schema
+          .createTable("incidents")
+          .addColumn("id", serial, autoId)
+          .addColumn("page_id", "integer", (c) => c.notNull().references("status_pages.id").onDelete("cascade"))
+          .addColumn("title", "text", (c) => c.notNull())
+          .addColumn("status", "text", (c) => c.notNull())
+          .addColumn("started_at", "text", (c) => c.notNull())
+          .addColumn("resolved_at", "text")
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex("incidents_page").on("incidents").columns(["page_id", "started_at"]).execute();
+        await db.schema
+          .createTable("incident_updates")
+          .addColumn("id", serial, autoId)
+          .addColumn("incident_id", "integer", (c) => c.notNull().references("incidents.id").onDelete("cascade"))
+          .addColumn("status", "text", (c) => c.notNull())
+          .addColumn("message", "text", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex("incident_updates_incident").on("incident_updates").column("incident_id").execute();
+      },
+    },
+  };
+}
+
+class StaticProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations() {
+    return migrations(this.dialect);
+  }
+}
+
+/** Applies every pending migration; throws with the failing migration's name. */
+export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticProvider(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
+    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,102 @@
+import type { Generated } from "kysely";
+
+/**
+ * The tables, as both dialects hold them. Portable on purpose: timestamps are ISO 8601 UTC text (they sort as
+ * text), booleans are 0/1 integers, and lists and objects are JSON text.
+ */
+export interface Database {
+  meta: { key: string; value: string };
+  workspaces: { id: string; name: string; plan: string; created_at: string };
+  users: { id: string; email: string; workspace_id: string; role: string; created_at: string };
+  api_tokens: {
+    id: string;
+    user_id: string;
+    name: string;
+    token_hash: string;
+    created_at: string;
+    last_used_at: string | null;
+    revoked_at: string | null;
+  };
+  sites: {
+    id: string;
+    workspace_id: string;
+    version: number;
+    url: string;
+    name: string;
+    method: string;
+    headers: string;
+    check_interval: number;
+    timeout: number;
+    parent_group: string;
+    pause: number;
+    notes: string;
+    success_codes: string;
+    error_codes: string;
+    enabled: number;
+    regions: string;
+    has_certificate_error: number;
+    is_frozen: number;
+    legacy_status: string;
+    state: string;
+    health_summary: string;
+    last_check_time: string | null;
+    last_response_ms: number | null;
+    ssl_info: string | null;
+    domain_info: string | null;
+    domain_expiration: string | null;
+    wordpress: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  daily_stats: {
+    id: string;
+    site_id: string;
+    day: string;
+    checks_total: number;
+    checks_up: number;
+    downtime_minutes: number;
+    version: number;
+    created_at: string;
+    updated_at: string;
+  };
+  status_pages: {
+    id: Generated<number>;
+    workspace_id: string;
+    name: string;
+    slug: string;
+    description: string;
+    visibility: string;
+    password_hash: string | null;
+    theme: string;
+    display: string;
+    custom_domain: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  status_page_items: {
+    id: Generated<number>;
+    page_id: number;
+    site_id: string;
+    label: string;
+    visible: number;
+    position: number;
+    created_at: string;
+  };
+  incidents: {
+    id: Generated<number>;
+    page_id: number;
+    title: string;
+    status: string;
+    started_at: string;
+    resolved_at: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  incident_updates: {
+    id: Generated<number>;
+    incident_id: number;
+    status: string;
+    message: string;
+    created_at: string;
+  };
+}
