@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, type Selectable, SqliteDialect, sql, type Transaction } from "kysely";
+import { Kysely, type LogEvent, PostgresDialect, type Selectable, SqliteDialect, sql, type Transaction } from "kysely";
 import pg from "pg";
 import { migrateToLatest } from "./migrations.ts";
 import type { Database } from "./schema.ts";
@@ -20,6 +20,8 @@ export type Db = Kysely<Database>;
 export interface StoreOptions {
   dataDir: string;
   databaseUrl?: string | undefined;
+  /** Called with every query's SQL; tests count queries with it. */
+  onQuery?: (sql: string) => void;
 }
 
 /** The caller behind a valid token. */
@@ -43,11 +45,15 @@ export function isUniqueViolation(error: unknown): boolean {
   return e?.code === "23505" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
 
+function queryLog({ onQuery }: StoreOptions) {
+  return onQuery ? (event: LogEvent) => onQuery(event.query.sql) : undefined;
+}
+
 /** Opens the store named by the configuration (PostgreSQL when a URL is given, else SQLite in the data dir). */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options) });
     const store = new Store(db, "postgres", `postgres ${new URL(options.databaseUrl).pathname.slice(1)}`);
     await store.migrate();
     return store;
@@ -60,7 +66,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: queryLog(options) });
   const store = new Store(db, "sqlite", `sqlite ${file}`);
   await store.migrate();
   return store;

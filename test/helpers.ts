@@ -1,0 +1,192 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { describe } from "vitest";
+import { createToken, createUser } from "../server/accounts/accounts.ts";
+import { createApp } from "../server/api/app.ts";
+import { loadConfig } from "../server/config.ts";
+import { createLogger } from "../server/log.ts";
+import { openStore, type Store } from "../server/store/store.ts";
+
+/** Where test PostgreSQL databases are created: a server database the tests may create databases from. */
+export const POSTGRES_ADMIN_URL = process.env.PORCHLIGHT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/** Set by .ci/run: a missing PostgreSQL fails the run instead of skipping. */
+const POSTGRES_REQUIRED = process.env.PORCHLIGHT_REQUIRE_POSTGRES === "1";
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return true;
+  } catch (error) {
+    if (POSTGRES_REQUIRED) throw new Error(`PostgreSQL is required but unreachable at ${POSTGRES_ADMIN_URL}: ${error}`);
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export const hasPostgres = await postgresReachable();
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty PostgreSQL database; drop() removes it. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `porchlight_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  await adminQuery(`create database ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => adminQuery(`drop database if exists ${name} with (force)`) };
+}
+
+export interface StoreKind {
+  name: "sqlite" | "postgres";
+  open(options?: { onQuery?: (sql: string) => void }): Promise<{ store: Store; dataDir: string; databaseUrl?: string; cleanup: () => Promise<void> }>;
+}
+
+export const sqliteKind: StoreKind = {
+  name: "sqlite",
+  async open(options = {}) {
+    const dataDir = mkdtempSync(join(tmpdir(), "porchlight-test-"));
+    const store = await openStore({ dataDir, ...options });
+    return {
+      store,
+      dataDir,
+      async cleanup() {
+        await store.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+export const postgresKind: StoreKind = {
+  name: "postgres",
+  async open(options = {}) {
+    const dataDir = mkdtempSync(join(tmpdir(), "porchlight-test-"));
+    const database = await createPostgresDatabase();
+    const store = await openStore({ dataDir, databaseUrl: database.url, ...options });
+    return {
+      store,
+      dataDir,
+      databaseUrl: database.url,
+      async cleanup() {
+        await store.close();
+        await database.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+/**
+ * Runs a suite once per store: a real SQLite file, and a real PostgreSQL database when one is reachable. Without
+ * PostgreSQL the second run is reported as "skipped: no PostgreSQL".
+ */
+export function describeStores(title: string, body: (kind: StoreKind) => void): void {
+  describe(`${title} [sqlite]`, () => body(sqliteKind));
+  if (hasPostgres) describe(`${title} [postgres]`, () => body(postgresKind));
+  else describe.skip(`${title} [postgres] (skipped: no PostgreSQL)`, () => body(postgresKind));
+}
+
+/** A clock the test moves by hand. */
+export class TestClock {
+  constructor(public current = new Date("2026-11-21T12:00:00.000Z")) {}
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+export function testConfig(env: Record<string, string> = {}) {
+  return loadConfig({ LOG_LEVEL: "silent", PORCHLIGHT_PUBLIC_URL: "http://status.test", ...env });
+}
+
+export type App = ReturnType<typeof createApp>;
+
+/** The app over a store, with a fixed clock and silent logs. */
+export function makeApp(store: Store, options: { clock?: TestClock; env?: Record<string, string> } = {}) {
+  const clock = options.clock ?? new TestClock();
+  const app = createApp({ store, config: testConfig(options.env), logger: createLogger("silent"), clock });
+  return { app, clock };
+}
+
+/** A user owning a workspace on a plan, with a token. */
+export async function seedOwner(store: Store, plan = "stack", email = `owner-${Math.random().toString(36).slice(2)}@example.com`) {
+  const user = await createUser(store, { email, plan }, new Date());
+  const { token, id } = await createToken(store, email, "test", new Date());
+  return { ...user, email, token, tokenId: id };
+}
+
+export async function seedMember(store: Store, ownerEmail: string, role: string) {
+  const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
+  await createUser(store, { email, join: ownerEmail, role }, new Date());
+  const { token } = await createToken(store, email, "test", new Date());
+  return { email, token };
+}
+
+/** Requests with JSON and a token, answering status, headers and parsed JSON. */
+export function client(app: App, token?: string, env?: unknown) {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (token) (init.headers as Record<string, string>).authorization = `Bearer ${token}`;
+    if (body !== undefined) {
+      (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+      init.body = typeof body === "string" ? body : JSON.stringify(body);
+    }
+    const res = await app.request(path, init, env);
+    const text = await res.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = text;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+  return {
+    get: (path: string, headers?: Record<string, string>) => call("GET", path, undefined, headers),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) => call("POST", path, body, headers),
+    patch: (path: string, body?: unknown, headers?: Record<string, string>) => call("PATCH", path, body, headers),
+    delete: (path: string, body?: unknown, headers?: Record<string, string>) => call("DELETE", path, body, headers),
+    call,
+  };
+}
+
+/** The Hono env the node server passes, naming the client's socket address. */
+export function fromAddress(remoteAddress: string) {
+  return { incoming: { socket: { remoteAddress } } };
+}
+
+/** Writes `days` daily rows ending today: 100 checks each, (i % 10) of them down on day i back. */
+export async function seedStats(store: Store, siteId: string, now: Date, days: number): Promise<void> {
+  const rows = [];
+  for (let i = 0; i < days; i++) {
+    const day = new Date(now.getTime() - i * 86_400_000).toISOString().slice(0, 10);
+    const down = i % 10;
+    rows.push({
+      id: `${siteId}:${day}`,
+      site_id: siteId,
+      day,
+      checks_total: 100,
+      checks_up: 100 - down,
+      downtime_minutes: down * 5,
+      version: 1,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    });
+  }
+  await store.db.insertInto("daily_stats").values(rows).execute();
+}
