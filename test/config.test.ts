@@ -1,0 +1,52 @@
+import { expect, test } from "vitest";
+import { ConfigError, loadConfig } from "../server/config.ts";
+
+test("defaults: port 8787, ./data, SQLite, info logs", () => {
+  const config = loadConfig({}, "/srv/app");
+  expect(config).toMatchObject({
+    port: 8787,
+    host: "0.0.0.0",
+    dataDir: "/srv/app/data",
+    databaseUrl: undefined,
+    publicUrl: "http://localhost:8787",
+    logLevel: "info",
+    ownerEmail: "owner@localhost",
+    trustedProxies: [],
+    passwordAttempts: 10,
+    passwordWindowSeconds: 900,
+    viewTtlSeconds: 10,
+  });
+});
+
+test("values are parsed: numbers, URLs, proxies, absolute data dirs", () => {
+  const config = loadConfig({
+    PORT: "9000",
+    PORCHLIGHT_DATA_DIR: "/var/lib/porchlight",
+    DATABASE_URL: "postgres://u@db:5432/porchlight",
+    PORCHLIGHT_PUBLIC_URL: "https://status.example.com/",
+    PORCHLIGHT_TRUSTED_PROXIES: "10.0.0.0/8, ::1",
+  });
+  expect(config.port).toBe(9000);
+  expect(config.dataDir).toBe("/var/lib/porchlight");
+  expect(config.databaseUrl).toBe("postgres://u@db:5432/porchlight");
+  expect(config.publicUrl).toBe("https://status.example.com");
+  expect(config.trustedProxies.map(([addr, bits]) => `${addr.toString()}/${bits}`)).toEqual(["10.0.0.0/8", "::1/128"]);
+});
+
+test.each([
+  ["PORT", "eighty"],
+  ["PORT", "70000"],
+  ["DATABASE_URL", "mysql://x"],
+  ["PORCHLIGHT_PUBLIC_URL", "ftp://x"],
+  ["LOG_LEVEL", "loud"],
+  ["PORCHLIGHT_OWNER_EMAIL", "not-an-email"],
+  ["PORCHLIGHT_TRUSTED_PROXIES", "10.0.0.0/8,banana"],
+  ["PORCHLIGHT_PASSWORD_ATTEMPTS", "0"],
+])("a bad %s (%s) stops start-up with a message naming it", (name, value) => {
+  expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+  expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));
+});
+
+test("empty variables count as unset", () => {
+  expect(loadConfig({ PORT: "", DATABASE_URL: "" }).port).toBe(8787);
+});

@@ -1,0 +1,147 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { createPostgresDatabase, hasPostgres } from "./helpers.ts";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  stop: () => Promise<number | null>;
+}
+
+/** Starts `porchlight serve` as a user would and waits until it listens. */
+async function start(env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  const child = spawn("node", ["bin/porchlight.js", "serve"], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", DATABASE_URL: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (d) => {
+    output += d;
+  });
+  child.stderr?.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (output.includes("porchlight listening")) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 50);
+    exited.then(() => {
+      clearInterval(timer);
+      reject(new Error(`server exited before listening:\n${output}`));
+    });
+  });
+  return {
+    child,
+    port,
+    output: () => output,
+    stop: () => {
+      child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+const tokenIn = (text: string) => /pl_[\w-]{43}/.exec(text)?.[0];
+
+describe("npm start on SQLite", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "porchlight-serve-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  test("the first start creates the owner and prints its token once; logs never carry secrets", async () => {
+    const first = await start({ PORCHLIGHT_DATA_DIR: dataDir, PORCHLIGHT_OWNER_EMAIL: "me@example.com" });
+    const token = tokenIn(first.output()) as string;
+    expect(token).toBeDefined();
+    expect(first.output()).toContain("me@example.com (plan stack)");
+    expect(first.output()).toContain(`Authorization: Bearer ${token}`);
+    const base = `http://127.0.0.1:${first.port}`;
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: "ok" });
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: "ok", store: "sqlite" });
+    const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const secret = "Sup3r secret pass";
+    const created = await fetch(`${base}/public/v1/status-pages`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: "Mine", slug: "mine", visibility: "password", password: secret }),
+    });
+    expect(created.status).toBe(201);
+    const page = await fetch(`${base}/public/v1/status-page/mine`, { headers: { "x-status-page-password": secret } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("x-request-id")).toBeTruthy();
+    expect((await fetch(`${base}/public/v1/status-page/mine`, { headers: { "x-status-page-password": "wrong" } })).status).toBe(401);
+    expect(await first.stop()).toBe(0);
+
+    const logLines = first
+      .output()
+      .split("\n")
+      .filter((l) => l.startsWith("{"));
+    const requests = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    expect(requests.length).toBeGreaterThanOrEqual(5);
+    for (const entry of requests) expect(entry).toMatchObject({ requestId: expect.any(String), status: expect.any(Number) });
+    const logs = logLines.join("\n");
+    expect(logs).not.toContain(token);
+    expect(logs).not.toContain(secret);
+    expect(logs).not.toContain("wrong");
+
+    const second = await start({ PORCHLIGHT_DATA_DIR: dataDir });
+    expect(tokenIn(second.output())).toBeUndefined();
+    const still = await fetch(`http://127.0.0.1:${second.port}/public/v1/sites`, { headers: auth });
+    expect(still.status).toBe(200);
+    await second.stop();
+  });
+
+  test("a bad variable stops start-up with a message naming it", async () => {
+    const child = spawn("node", ["bin/porchlight.js", "serve"], {
+      env: { ...process.env, PORT: "eighty", PORCHLIGHT_DATA_DIR: dataDir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain('PORT="eighty"');
+  });
+});
+
+describe.skipIf(!hasPostgres)(`npm start on PostgreSQL${hasPostgres ? "" : " (skipped: no PostgreSQL)"}`, () => {
+  test("two processes starting together on one empty database create one owner", async () => {
+    const db = await createPostgresDatabase();
+    try {
+      const dataDir = mkdtempSync(join(tmpdir(), "porchlight-serve-"));
+      const env = { DATABASE_URL: db.url, PORCHLIGHT_DATA_DIR: dataDir };
+      const [a, b] = await Promise.all([start(env), start(env)]);
+      const tokens = [tokenIn(a.output()), tokenIn(b.output())].filter(Boolean);
+      expect(tokens).toHaveLength(1);
+      const ready = await (await fetch(`http://127.0.0.1:${a.port}/readyz`)).json();
+      expect(ready).toEqual({ status: "ok", store: "postgres" });
+      const viaOther = await fetch(`http://127.0.0.1:${b.port}/public/v1/sites`, {
+        headers: { authorization: `Bearer ${tokens[0]}` },
+      });
+      expect(viaOther.status).toBe(200);
+      await Promise.all([a.stop(), b.stop()]);
+      rmSync(dataDir, { recursive: true, force: true });
+    } finally {
+      await db.drop();
+    }
+  });
+});
