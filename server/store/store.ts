@@ -53,6 +53,9 @@ function queryLog({ onQuery }: StoreOptions) {
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // An idle connection that the server ends (a restart, a failover) must not crash the process: the pool drops
+    // it and the next query opens a new one; /readyz reports the outage meanwhile.
+    pool.on("error", () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options) });
     const store = new Store(db, "postgres", `postgres ${new URL(options.databaseUrl).pathname.slice(1)}`);
     await store.migrate();

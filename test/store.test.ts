@@ -1,0 +1,142 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { bootstrapOwner } from "../server/accounts/accounts.ts";
+import { isUniqueViolation, newId, openStore, type Store } from "../server/store/store.ts";
+import pg from "pg";
+import { describeStores, POSTGRES_ADMIN_URL, seedOwner } from "./helpers.ts";
+
+describeStores("store", (kind) => {
+  let store: Store;
+  let dataDir: string;
+  let databaseUrl: string | undefined;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ store, dataDir, databaseUrl, cleanup } = await kind.open());
+  });
+  afterAll(() => cleanup());
+
+  test("migrations are applied once and re-running them is a no-op", async () => {
+    const again = await openStore({ dataDir, databaseUrl });
+    const applied = await again.db
+      .selectFrom("kysely_migration" as never)
+      .select(sql<string>`name`.as("name"))
+      .execute();
+    expect(applied.map((r) => r.name)).toEqual(["0001_foundation"]);
+    await again.close();
+  });
+
+  test("foreign keys are enforced", async () => {
+    const now = new Date().toISOString();
+    const orphan = store.db
+      .insertInto("users")
+      .values({ id: newId(), email: "orphan@example.com", workspace_id: "missing", role: "owner", created_at: now })
+      .execute();
+    await expect(orphan).rejects.toThrow();
+  });
+
+  test("unique violations are recognised in this dialect", async () => {
+    const owner = await seedOwner(store);
+    const error = await store.createUser({ email: owner.email, plan: "free" }, new Date().toISOString()).catch((e) => e);
+    expect(isUniqueViolation(error)).toBe(true);
+    expect(isUniqueViolation(new Error("other"))).toBe(false);
+  });
+
+  test("once() runs its work exactly once however many callers race", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => store.once("race-test", new Date().toISOString(), async () => i)),
+    );
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+  });
+
+  test("bootstrapOwner does nothing when users exist", async () => {
+    expect(await store.countUsers()).toBeGreaterThan(0);
+    expect(await bootstrapOwner(store, "late@example.com", new Date())).toBeNull();
+    expect(await store.findUserByEmail("late@example.com")).toBeUndefined();
+  });
+
+  test("deleting a workspace's site cascades to its items and statistics only", async () => {
+    const owner = await seedOwner(store);
+    const now = new Date().toISOString();
+    const siteId = newId();
+    const site = {
+      id: siteId,
+      workspace_id: owner.workspaceId,
+      version: 0,
+      url: "https://example.com",
+      name: "S",
+      method: "GET",
+      headers: "[]",
+      check_interval: 60,
+      timeout: 10,
+      parent_group: "",
+      pause: 0,
+      notes: "",
+      success_codes: "[200]",
+      error_codes: "[]",
+      enabled: 1,
+      regions: '["local"]',
+      has_certificate_error: 0,
+      is_frozen: 0,
+      legacy_status: "active",
+      state: "unknown",
+      health_summary: "",
+      last_check_time: null,
+      last_response_ms: null,
+      ssl_info: null,
+      domain_info: null,
+      domain_expiration: null,
+      wordpress: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await store.insertSite(site);
+    const page = await store.transaction((trx) =>
+      store.insertPage(trx, {
+        workspace_id: owner.workspaceId,
+        name: "P",
+        slug: `cascade-${kind.name}`,
+        description: "",
+        visibility: "public",
+        password_hash: null,
+        theme: "{}",
+        display: "{}",
+        custom_domain: null,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    await store.insertItem({ page_id: page.id, site_id: siteId, label: "S", visible: 1, position: 0, created_at: now });
+    expect(await store.deleteSite(owner.workspaceId, siteId)).toBe(true);
+    expect(await store.listItems([page.id])).toEqual([]);
+    expect(await store.getPage(owner.workspaceId, page.id)).toBeDefined();
+  });
+
+  if (kind.name === "postgres") {
+    test("the store survives PostgreSQL ending its idle connections", async () => {
+      await Promise.all([store.ping(), store.ping(), store.ping()]);
+      const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await admin.connect();
+      const ended = await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()",
+        [new URL(databaseUrl as string).pathname.slice(1)],
+      );
+      await admin.end();
+      expect(ended.rowCount).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await store.ping();
+      expect(await store.countUsers()).toBeGreaterThan(0);
+    });
+  }
+
+  if (kind.name === "sqlite") {
+    test("SQLite runs in WAL mode with durable commits", async () => {
+      const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
+      const sync = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
+      const fk = await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(store.db);
+      expect(mode.rows[0]?.journal_mode).toBe("wal");
+      expect(sync.rows[0]?.synchronous).toBe(2);
+      expect(fk.rows[0]?.foreign_keys).toBe(1);
+    });
+  }
+});
