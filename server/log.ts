@@ -4,7 +4,7 @@ export type Logger = pino.Logger;
 
 /**
  * Structured JSON logs on stdout. Secrets never reach a log line: handlers log no headers or bodies, and the
- * redaction list is the safety net for anything that slips through.
+ * redaction list is the safety net for the obvious field names.
  */
 export function createLogger(level: pino.LevelWithSilent, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -12,16 +12,8 @@ export function createLogger(level: pino.LevelWithSilent, destination?: pino.Des
       level,
       base: undefined,
       redact: {
-        paths: [
-          "authorization",
-          "password",
-          "token",
-          "*.authorization",
-          "*.password",
-          "*.token",
-          'headers["x-status-page-password"]',
-          "*.headers.authorization",
-        ],
+        // Static paths only: wildcard redaction costs every log line a few microseconds.
+        paths: ["authorization", "password", "token", "headers.authorization", 'headers["x-status-page-password"]'],
         censor: "[redacted]",
       },
     },

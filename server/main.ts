@@ -1,4 +1,5 @@
 import { serve } from "@hono/node-server";
+import pino from "pino";
 import { bootstrapOwner } from "./accounts/accounts.ts";
 import { createApp } from "./api/app.ts";
 import { runCommand, USAGE } from "./cli/commands.ts";
@@ -12,7 +13,11 @@ const io = {
 };
 
 async function startServer(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  // Buffered: one write per 4 KiB of log lines instead of one per request; flushed every second and on shutdown,
+  // so a quiet server's lines still appear promptly.
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => destination.flush(), 1000).unref();
+  const logger = createLogger(config.logLevel, destination);
   const store = await openStore(config);
   const token = await bootstrapOwner(store, config.ownerEmail, new Date());
   if (token) {
@@ -33,10 +38,17 @@ async function startServer(config: Config): Promise<void> {
   const app = createApp({ store, config, logger });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     logger.info({ port: info.port, host: config.host, store: store.description }, "porchlight listening");
+    destination.flush();
   });
   const stop = () => {
     logger.info("shutting down");
-    server.close(() => void store.close().then(() => process.exit(0)));
+    server.close(
+      () =>
+        void store.close().then(() => {
+          destination.flushSync();
+          process.exit(0);
+        }),
+    );
     setTimeout(() => process.exit(0), 5000).unref();
   };
   process.once("SIGINT", stop);

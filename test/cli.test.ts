@@ -35,7 +35,16 @@ describeStores("porchlight command", (kind) => {
 
   test("user create --join adds a member with a role to the owner's workspace", async () => {
     await cli("user", "create", "--email", "boss@example.com", "--plan", "solo");
-    const res = await cli("user", "create", "--email", "ed@example.com", "--join", "boss@example.com", "--role", "editor");
+    const res = await cli(
+      "user",
+      "create",
+      "--email",
+      "ed@example.com",
+      "--join",
+      "boss@example.com",
+      "--role",
+      "editor",
+    );
     expect(res.code).toBe(0);
     const boss = await store.findUserByEmail("boss@example.com");
     const ed = await store.findUserByEmail("ed@example.com");
@@ -93,7 +102,9 @@ describeStores("porchlight command", (kind) => {
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_URL: "" }),
     };
     await run("node", ["bin/porchlight.js", "user", "create", "--email", "bin@example.com", "--plan", "team"], { env });
-    const { stdout } = await run("node", ["bin/porchlight.js", "token", "create", "--email", "bin@example.com"], { env });
+    const { stdout } = await run("node", ["bin/porchlight.js", "token", "create", "--email", "bin@example.com"], {
+      env,
+    });
     expect(stdout).toMatch(/^pl_[\w-]{43}\n$/);
     const { app } = makeApp(store);
     expect((await client(app, stdout.trim()).get("/public/v1/sites")).status).toBe(200);

@@ -10,7 +10,8 @@ import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
 
 /** Where test PostgreSQL databases are created: a server database the tests may create databases from. */
-export const POSTGRES_ADMIN_URL = process.env.PORCHLIGHT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+export const POSTGRES_ADMIN_URL =
+  process.env.PORCHLIGHT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Set by .ci/run: a missing PostgreSQL fails the run instead of skipping. */
 const POSTGRES_REQUIRED = process.env.PORCHLIGHT_REQUIRE_POSTGRES === "1";
 
@@ -51,7 +52,9 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop: () 
 
 export interface StoreKind {
   name: "sqlite" | "postgres";
-  open(options?: { onQuery?: (sql: string) => void }): Promise<{ store: Store; dataDir: string; databaseUrl?: string; cleanup: () => Promise<void> }>;
+  open(options?: {
+    onQuery?: (sql: string) => void;
+  }): Promise<{ store: Store; dataDir: string; databaseUrl?: string; cleanup: () => Promise<void> }>;
 }
 
 export const sqliteKind: StoreKind = {
@@ -119,12 +122,22 @@ export type App = ReturnType<typeof createApp>;
 /** The app over a store, with a fixed clock and silent logs. */
 export function makeApp(store: Store, options: { clock?: TestClock; env?: Record<string, string> } = {}) {
   const clock = options.clock ?? new TestClock();
-  const app = createApp({ store, config: testConfig(options.env), logger: createLogger("silent"), clock });
+  const app = createApp({
+    store,
+    config: testConfig(options.env),
+    logger: createLogger("silent"),
+    clock,
+    checkResponses: true,
+  });
   return { app, clock };
 }
 
 /** A user owning a workspace on a plan, with a token. */
-export async function seedOwner(store: Store, plan = "stack", email = `owner-${Math.random().toString(36).slice(2)}@example.com`) {
+export async function seedOwner(
+  store: Store,
+  plan = "stack",
+  email = `owner-${Math.random().toString(36).slice(2)}@example.com`,
+) {
   const user = await createUser(store, { email, plan }, new Date());
   const { token, id } = await createToken(store, email, "test", new Date());
   return { ...user, email, token, tokenId: id };

@@ -74,7 +74,10 @@ test("units, limits and decisions are documented", () => {
     "paused",
     "unknown",
   ]);
-  expect(doc.components.securitySchemes.statusPagePassword).toMatchObject({ in: "header", name: "X-Status-Page-Password" });
+  expect(doc.components.securitySchemes.statusPagePassword).toMatchObject({
+    in: "header",
+    name: "X-Status-Page-Password",
+  });
   expect(doc.components.schemas.Site.properties.legacyStatus.deprecated).toBe(true);
 });
 

@@ -86,7 +86,9 @@ describe("npm start on SQLite", () => {
     const page = await fetch(`${base}/public/v1/status-page/mine`, { headers: { "x-status-page-password": secret } });
     expect(page.status).toBe(200);
     expect(page.headers.get("x-request-id")).toBeTruthy();
-    expect((await fetch(`${base}/public/v1/status-page/mine`, { headers: { "x-status-page-password": "wrong" } })).status).toBe(401);
+    expect(
+      (await fetch(`${base}/public/v1/status-page/mine`, { headers: { "x-status-page-password": "wrong" } })).status,
+    ).toBe(401);
     expect(await first.stop()).toBe(0);
 
     const logLines = first
@@ -95,7 +97,8 @@ describe("npm start on SQLite", () => {
       .filter((l) => l.startsWith("{"));
     const requests = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
     expect(requests.length).toBeGreaterThanOrEqual(5);
-    for (const entry of requests) expect(entry).toMatchObject({ requestId: expect.any(String), status: expect.any(Number) });
+    for (const entry of requests)
+      expect(entry).toMatchObject({ requestId: expect.any(String), status: expect.any(Number) });
     const logs = logLines.join("\n");
     expect(logs).not.toContain(token);
     expect(logs).not.toContain(secret);

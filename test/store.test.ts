@@ -1,8 +1,8 @@
 import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { bootstrapOwner } from "../server/accounts/accounts.ts";
 import { isUniqueViolation, newId, openStore, type Store } from "../server/store/store.ts";
-import pg from "pg";
 import { describeStores, POSTGRES_ADMIN_URL, seedOwner } from "./helpers.ts";
 
 describeStores("store", (kind) => {
@@ -37,7 +37,9 @@ describeStores("store", (kind) => {
 
   test("unique violations are recognised in this dialect", async () => {
     const owner = await seedOwner(store);
-    const error = await store.createUser({ email: owner.email, plan: "free" }, new Date().toISOString()).catch((e) => e);
+    const error = await store
+      .createUser({ email: owner.email, plan: "free" }, new Date().toISOString())
+      .catch((e) => e);
     expect(isUniqueViolation(error)).toBe(true);
     expect(isUniqueViolation(new Error("other"))).toBe(false);
   });

@@ -9,7 +9,7 @@ import { type Clock, utcDayBefore } from "./time.ts";
 export const PUBLIC_INCIDENT_LIMIT = 50;
 
 export interface Body {
-  bytes: Buffer;
+  bytes: Uint8Array<ArrayBuffer>;
   etag: string;
 }
 
@@ -28,7 +28,7 @@ export interface PageView {
 }
 
 function body(value: unknown): Body {
-  const bytes = Buffer.from(JSON.stringify(value));
+  const bytes = new TextEncoder().encode(JSON.stringify(value));
   return { bytes, etag: `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"` };
 }
 

@@ -108,8 +108,10 @@ function send(c: Context, view: PageView, part: Body): Response {
     "cache-control": view.visibility === "public" ? "public, no-cache" : "private, no-store",
   };
   if (view.visibility !== "public") headers.vary = "Authorization, X-Status-Page-Password";
-  if (matchesEtag(c.req.header("if-none-match"), part.etag)) return new Response(null, { status: 304, headers });
-  return new Response(c.req.method === "HEAD" ? null : new Uint8Array(part.bytes), { status: 200, headers });
+  // c.body keeps the headers middleware already set (CORS, request id) on node-server's fast response path.
+  if (matchesEtag(c.req.header("if-none-match"), part.etag)) return c.body(null, 304, headers);
+  if (c.req.method === "HEAD") return c.body(null, 200, headers);
+  return c.body(part.bytes, 200, headers);
 }
 
 const SlugParams = z.object({ slug: z.string().meta({ description: "The status page's slug", example: "acme" }) });

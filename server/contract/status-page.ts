@@ -46,7 +46,7 @@ export const PagePassword = z
   .max(128, "must be at most 128 characters")
   // HTTP trims header values, so these characters could never arrive in X-Status-Page-Password.
   .refine((p) => p.trim() === p, "must not begin or end with white space")
-  .refine((p) => !/[\u0000-\u001f\u007f]/.test(p), "must not contain control characters")
+  .refine((p) => [...p].every((ch) => ch >= " " && ch !== "\u007f"), "must not contain control characters")
   .meta({ description: "Write-only; stored as an scrypt hash. Required when visibility is password." });
 
 /** A host name without scheme, port or path. */

@@ -45,6 +45,31 @@ export function isUniqueViolation(error: unknown): boolean {
   return e?.code === "23505" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
 
+/** How many distinct prepared statements the SQLite store keeps. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query anew, which was the largest cost of a site read. Statements are
+ * reusable in better-sqlite3 (calls are synchronous), so keep the most recent ones by SQL text.
+ */
+function withStatementCache(sqlite: SQLite.Database) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sqlText: string) {
+      let statement = cache.get(sqlText);
+      if (statement) {
+        cache.delete(sqlText);
+      } else {
+        statement = sqlite.prepare(sqlText);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(sqlText, statement);
+      return statement;
+    },
+  };
+}
+
 function queryLog({ onQuery }: StoreOptions) {
   return onQuery ? (event: LogEvent) => onQuery(event.query.sql) : undefined;
 }
@@ -69,7 +94,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: queryLog(options) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    log: queryLog(options),
+  });
   const store = new Store(db, "sqlite", `sqlite ${file}`);
   await store.migrate();
   return store;

@@ -40,7 +40,8 @@ describeStores("public status page reads", (kind) => {
     const page = (await api.post("/public/v1/status-pages", { name: `Page ${n}`, slug, ...body })).json.data;
     const siteIds: string[] = [];
     for (let i = 0; i < items; i++) {
-      const site = (await api.post("/public/v1/sites", { url: `https://s${i}.example.com`, name: `Site ${i}` })).json.data;
+      const site = (await api.post("/public/v1/sites", { url: `https://s${i}.example.com`, name: `Site ${i}` })).json
+        .data;
       siteIds.push(site.id);
       await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: site.id, label: `Service ${i}` });
     }
@@ -52,7 +53,8 @@ describeStores("public status page reads", (kind) => {
   test("a public page answers spec 2.6 to anyone, with items and incidents, at both prefixes", async () => {
     const { page, slug, siteIds } = await makePage({ description: "Acme's services" });
     await seedStats(store, siteIds[0] as string, clock.now(), 3);
-    const hidden = (await api.post("/public/v1/sites", { url: "https://hidden.example.com", name: "Hidden" })).json.data;
+    const hidden = (await api.post("/public/v1/sites", { url: "https://hidden.example.com", name: "Hidden" })).json
+      .data;
     await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: hidden.id, label: "Secret", visible: false });
     await api.post(`/public/v1/status-pages/${page.id}/incidents`, { title: "Slow checkout", message: "Looking" });
     const res = await anon(`/public/v1/status-page/${slug}`);
@@ -69,7 +71,13 @@ describeStores("public status page reads", (kind) => {
     });
     expect(view.items.map((i) => i.label)).toEqual(["Service 0", "Service 1"]);
     // Seeded: 0, 1 and 2 of 100 checks down on the last three days.
-    expect(view.items[0]).toMatchObject({ type: "website", status: "unknown", uptime: 99, response_time: null, last_check: null });
+    expect(view.items[0]).toMatchObject({
+      type: "website",
+      status: "unknown",
+      uptime: 99,
+      response_time: null,
+      last_check: null,
+    });
     expect(view.items[0]?.history.map((h) => h.uptime)).toEqual([98, 99, 100]);
     expect(view.items[1]).toMatchObject({ uptime: null, history: [] });
     expect(view.incidents.map((i) => i.title)).toEqual(["Slow checkout"]);
@@ -260,7 +268,10 @@ describeStores("public status page reads", (kind) => {
     const path = `/public/v1/status-page/${slug}`;
     const anonymous = await anon(path);
     expect(anonymous.status).toBe(401);
-    expect(await anonymous.json()).toMatchObject({ error: "sign_in_required", message: expect.stringMatching(/sign in/i) });
+    expect(await anonymous.json()).toMatchObject({
+      error: "sign_in_required",
+      message: expect.stringMatching(/sign in/i),
+    });
     const viewer = await seedMember(store, owner.email, "viewer");
     const member = await app.request(path, { headers: { authorization: `Bearer ${viewer.token}` } });
     expect(member.status).toBe(200);

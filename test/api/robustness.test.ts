@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { ErrorEnvelope } from "../../server/contract/common.ts";
 import { hashToken } from "../../server/accounts/secrets.ts";
+import { ErrorEnvelope } from "../../server/contract/common.ts";
 import type { Store } from "../../server/store/store.ts";
 import { type App, client, describeStores, makeApp, seedOwner } from "../helpers.ts";
 
@@ -10,7 +10,12 @@ function operations(doc: { paths: Record<string, Record<string, { security?: unk
   const out: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
-      out.push({ method: method.toUpperCase(), path, security: op.security ?? [], hasBody: op.requestBody !== undefined });
+      out.push({
+        method: method.toUpperCase(),
+        path,
+        security: op.security ?? [],
+        hasBody: op.requestBody !== undefined,
+      });
     }
   }
   return out;
@@ -32,15 +37,22 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     const site = (await api.post("/public/v1/sites", { url: "https://example.com", name: "S" })).json.data;
     const page = (await api.post("/public/v1/status-pages", { name: "P", slug: `inv-${kind.name}` })).json.data;
     const item = (await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: site.id })).json.data;
-    const incident = (await api.post(`/public/v1/status-pages/${page.id}/incidents`, { title: "t", message: "m" }))
-      .json.data;
-    ids = { siteId: site.id, id: String(page.id), itemId: String(item.id), incidentId: String(incident.id), slug: page.slug };
+    const incident = (await api.post(`/public/v1/status-pages/${page.id}/incidents`, { title: "t", message: "m" })).json
+      .data;
+    ids = {
+      siteId: site.id,
+      id: String(page.id),
+      itemId: String(item.id),
+      incidentId: String(incident.id),
+      slug: page.slug,
+    };
     ops = operations((await api.get("/public/v1/openapi.json")).json);
   });
   afterAll(() => cleanup());
 
   const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? "x");
-  const tokenRoutes = () => ops.filter((o) => JSON.stringify(o.security).includes("bearerAuth") && !JSON.stringify(o.security).includes("{}"));
+  const tokenRoutes = () =>
+    ops.filter((o) => JSON.stringify(o.security).includes("bearerAuth") && !JSON.stringify(o.security).includes("{}"));
 
   test("the inventory covers every authenticated route of the issue", () => {
     const names = tokenRoutes().map((o) => `${o.method} ${o.path}`);
@@ -97,7 +109,11 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     const user = await seedOwner(store);
     const c = client(app, user.token);
     expect((await c.get("/public/v1/sites")).status).toBe(200);
-    const row = await store.db.selectFrom("api_tokens").selectAll().where("id", "=", user.tokenId).executeTakeFirstOrThrow();
+    const row = await store.db
+      .selectFrom("api_tokens")
+      .selectAll()
+      .where("id", "=", user.tokenId)
+      .executeTakeFirstOrThrow();
     expect(row.token_hash).toBe(hashToken(user.token));
     expect(JSON.stringify(row)).not.toContain(user.token);
     expect(row.last_used_at).not.toBeNull();

@@ -3,7 +3,16 @@ import { z } from "zod";
 import { Envelope, Pagination } from "../../server/contract/common.ts";
 import { DEFAULT_SUCCESS_CODES, parseStatDays, Site, SiteDetail } from "../../server/contract/site.ts";
 import type { Store } from "../../server/store/store.ts";
-import { type App, client, describeStores, makeApp, seedMember, seedOwner, seedStats, type TestClock } from "../helpers.ts";
+import {
+  type App,
+  client,
+  describeStores,
+  makeApp,
+  seedMember,
+  seedOwner,
+  seedStats,
+  type TestClock,
+} from "../helpers.ts";
 
 const DetailEnvelope = Envelope(SiteDetail);
 const SiteList = Envelope(z.object({ sites: z.array(Site), pagination: Pagination }));
@@ -248,7 +257,7 @@ describeStores("sites API", (kind) => {
     const week = await days("?statDays=7");
     const today = clock.now().toISOString().slice(0, 10);
     expect(week.stat.at(-1)?.date).toBe(today);
-    expect(week.stat[0]?.date < today).toBe(true);
+    expect((week.stat[0]?.date ?? "") < today).toBe(true);
     // Failures today..6 days ago: 0+1+…+6 = 21 of 700 checks.
     expect(week.uptimeSummary).toEqual({
       uptimePercentage: 97,

@@ -3,7 +3,16 @@ import { z } from "zod";
 import { Envelope, Pagination } from "../../server/contract/common.ts";
 import { Incident, OwnerItem, StatusPage } from "../../server/contract/status-page.ts";
 import type { Store } from "../../server/store/store.ts";
-import { type App, client, describeStores, makeApp, seedMember, seedOwner, seedStats, type TestClock } from "../helpers.ts";
+import {
+  type App,
+  client,
+  describeStores,
+  makeApp,
+  seedMember,
+  seedOwner,
+  seedStats,
+  type TestClock,
+} from "../helpers.ts";
 
 const PageEnvelope = Envelope(StatusPage);
 const IncidentEnvelope = Envelope(Incident);
@@ -246,13 +255,15 @@ describeStores("status pages API", (kind) => {
       expect(res.status).toBe(201);
     }
     const done = IncidentEnvelope.parse(
-      await api.post(`/public/v1/status-pages/${page.id}/incidents`, {
-        title: "Old outage",
-        message: "Recorded afterwards",
-        status: "resolved",
-        startedAt: new Date(start.getTime() - 86_400_000).toISOString(),
-        resolvedAt: new Date(start.getTime() - 86_400_000 + 90 * 60_000).toISOString(),
-      }).then((r) => r.json),
+      await api
+        .post(`/public/v1/status-pages/${page.id}/incidents`, {
+          title: "Old outage",
+          message: "Recorded afterwards",
+          status: "resolved",
+          startedAt: new Date(start.getTime() - 86_400_000).toISOString(),
+          resolvedAt: new Date(start.getTime() - 86_400_000 + 90 * 60_000).toISOString(),
+        })
+        .then((r) => r.json),
     ).data;
     expect(done.duration_minutes).toBe(90);
     const list = (await api.get(`/public/v1/status-pages/${page.id}/incidents`)).json.data.incidents;
@@ -357,9 +368,9 @@ describeStores("status pages API", (kind) => {
     expect((await editor.patch(`/public/v1/status-pages/${page.id}`, { description: "e" })).status).toBe(200);
     expect((await viewer.get(`/public/v1/status-pages/${page.id}`)).status).toBe(200);
     expect((await viewer.patch(`/public/v1/status-pages/${page.id}`, { description: "v" })).status).toBe(403);
-    expect((await viewer.post(`/public/v1/status-pages/${page.id}/incidents`, { title: "t", message: "m" })).status).toBe(
-      403,
-    );
+    expect(
+      (await viewer.post(`/public/v1/status-pages/${page.id}/incidents`, { title: "t", message: "m" })).status,
+    ).toBe(403);
     expect((await stranger.get(`/public/v1/status-pages/${page.id}`)).status).toBe(404);
     expect((await stranger.delete(`/public/v1/status-pages/${page.id}`, { confirmName: page.name })).status).toBe(404);
     expect((await owner.api.get(`/public/v1/status-pages/${page.id}`)).status).toBe(200);

@@ -1,0 +1,198 @@
+/**
+ * npm run bench:api — Porchlight's two hot read routes against a bare node:http server sending the same bytes,
+ * in one run on one machine. Seeds a page with 10 items and 20 incidents and a site with 90 days of statistics,
+ * starts `porchlight serve` and the bare server as separate processes, and loads each with autocannon from this
+ * process. Figures are only comparable within a run: the machine is shared and noisy.
+ *
+ * Environment: BENCH_DURATION (seconds per route, default 10), BENCH_CONNECTIONS (default 50), BENCH_ONLY (a
+ * route name, to run one), BENCH_PROFILE (a directory: the Porchlight process writes a V8 CPU profile there).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { createToken, createUser } from "../server/accounts/accounts.ts";
+import { openStore, type Store } from "../server/store/store.ts";
+
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`${url} never answered`);
+}
+
+function daysOfStats(siteId: string, now: Date) {
+  return Array.from({ length: 90 }, (_, i) => {
+    const day = new Date(now.getTime() - i * 86_400_000).toISOString().slice(0, 10);
+    return {
+      id: `${siteId}:${day}`,
+      site_id: siteId,
+      day,
+      checks_total: 288,
+      checks_up: 288 - (i % 4),
+      downtime_minutes: (i % 4) * 5,
+      version: 1,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+  });
+}
+
+async function seed(store: Store, base: string) {
+  const now = new Date();
+  await createUser(store, { email: "bench@example.com", plan: "stack" }, now);
+  const { token } = await createToken(store, "bench@example.com", "bench", now);
+  const call = async (method: string, path: string, body: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { data: { id: string | number } }).data;
+  };
+  const page = await call("POST", "/public/v1/status-pages", { name: "Bench", slug: "bench" });
+  let siteId = "";
+  for (let i = 0; i < 10; i++) {
+    const site = await call("POST", "/public/v1/sites", { url: `https://s${i}.example.com`, name: `Service ${i}` });
+    siteId = String(site.id);
+    await store.db.insertInto("daily_stats").values(daysOfStats(siteId, now)).execute();
+    await call("POST", `/public/v1/status-pages/${page.id}/items`, { siteId });
+  }
+  for (let i = 0; i < 20; i++) {
+    const incident = await call("POST", `/public/v1/status-pages/${page.id}/incidents`, {
+      title: `Incident ${i}: elevated error rates`,
+      message: "We are investigating reports of errors.",
+    });
+    await call("POST", `/public/v1/status-pages/${page.id}/incidents/${incident.id}/updates`, {
+      status: "resolved",
+      message: "A fix has been deployed and error rates are back to normal.",
+    });
+  }
+  return { token, siteId };
+}
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function load(url: string, headers: Record<string, string>): Promise<Figures> {
+  const result = await autocannon({ url, connections, duration, headers });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors,
+  };
+}
+
+function bareServer(bodies: Record<string, Buffer>, dir: string, port: number): ChildProcess {
+  const files: Record<string, string> = {};
+  for (const [path, bytes] of Object.entries(bodies)) {
+    const file = join(dir, `${Object.keys(files).length}.json`);
+    writeFileSync(file, bytes);
+    files[path] = file;
+  }
+  const code = `
+    const http = require("node:http"); const fs = require("node:fs");
+    const bodies = new Map(Object.entries(${JSON.stringify(files)}).map(([p, f]) => [p, fs.readFileSync(f)]));
+    http.createServer((req, res) => {
+      const body = bodies.get(req.url);
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length });
+      res.end(body);
+    }).listen(${port}, "127.0.0.1");`;
+  return spawn(process.execPath, ["-e", code], { stdio: "ignore" });
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), "porchlight-bench-"));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const server = spawn(process.execPath, [...profile, "bin/porchlight.js", "serve"], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", PORCHLIGHT_DATA_DIR: dir, DATABASE_URL: "" },
+    stdio: "ignore",
+  });
+  const children: ChildProcess[] = [server];
+  try {
+    await waitFor(`${base}/healthz`);
+    const store = await openStore({ dataDir: dir });
+    const { token, siteId } = await seed(store, base);
+    await store.close();
+
+    const routes: { name: string; path: string; headers: Record<string, string>; bar: number }[] = [
+      { name: "status page", path: "/public/v1/status-page/bench", headers: {}, bar: 0.8 },
+      {
+        name: "site detail",
+        path: `/public/v1/site/${siteId}?statDays=90`,
+        headers: { authorization: `Bearer ${token}` },
+        bar: 0.5,
+      },
+    ];
+    const bodies: Record<string, Buffer> = {};
+    for (const r of routes) {
+      const res = await fetch(`${base}${r.path}`, { headers: r.headers as Record<string, string> });
+      if (res.status !== 200) throw new Error(`${r.path}: ${res.status}`);
+      bodies[r.path] = Buffer.from(await res.arrayBuffer());
+    }
+    const barePort = await freePort();
+    children.push(bareServer(bodies, dir, barePort));
+    await waitFor(`http://127.0.0.1:${barePort}${routes[0]?.path}`);
+
+    console.log(
+      `bench:api  node ${process.version}, ${connections} connections, ${duration} s per run, Porchlight on SQLite with LOG_LEVEL=info`,
+    );
+    console.log("route         body      server       req/s     p50 ms  p99 ms  errors  ratio   bar");
+    let failed = false;
+    for (const r of routes.filter((x) => !process.env.BENCH_ONLY || x.name === process.env.BENCH_ONLY)) {
+      const ours = await load(`${base}${r.path}`, r.headers);
+      const bare = await load(`http://127.0.0.1:${barePort}${r.path}`, {});
+      const ratio = ours.rps / bare.rps;
+      const size = `${(bodies[r.path]?.length ?? 0).toLocaleString("en")} B`;
+      const row = (who: string, f: Figures, extra: string) =>
+        `${r.name.padEnd(13)} ${size.padEnd(9)} ${who.padEnd(11)} ${f.rps.toFixed(0).padStart(7)}  ${String(f.p50).padStart(7)} ${String(f.p99).padStart(7)} ${String(f.non2xx).padStart(7)}  ${extra}`;
+      console.log(
+        row(
+          "porchlight",
+          ours,
+          `${(ratio * 100).toFixed(1)}%  >= ${r.bar * 100}%: ${ratio >= r.bar ? "met" : "NOT met"}`,
+        ),
+      );
+      console.log(row("bare http", bare, ""));
+      if (ratio < r.bar || ours.non2xx > 0) failed = true;
+    }
+    console.log(
+      failed
+        ? "result: a bar was not met (figures vary with machine load; rerun before concluding)"
+        : "result: both bars met",
+    );
+  } finally {
+    for (const c of children) c.kill("SIGTERM");
+    await new Promise((resolve) => server.once("exit", resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
