@@ -108,6 +108,13 @@ describeStores("porchlight command", (kind) => {
     expect(stdout).toMatch(/^pl_[\w-]{43}\n$/);
     const { app } = makeApp(store);
     expect((await client(app, stdout.trim()).get("/public/v1/sites")).status).toBe(200);
+    // A revocation by another process is honoured on the very next request, whatever this process cached.
+    const api = client(app, stdout.trim());
+    expect((await api.get("/public/v1/sites")).status).toBe(200);
+    const listed = await run("node", ["bin/porchlight.js", "token", "list", "--email", "bin@example.com"], { env });
+    const id = listed.stdout.split("\n")[1]?.split("\t")[0] as string;
+    await run("node", ["bin/porchlight.js", "token", "revoke", id], { env });
+    expect((await api.get("/public/v1/sites")).status).toBe(401);
     const bad = await run("node", ["bin/porchlight.js", "token", "revoke"], { env }).catch((e) => e);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("Usage: porchlight");

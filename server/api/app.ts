@@ -12,8 +12,9 @@ import { healthRoutes } from "./health.ts";
 import { openApiDocument } from "./openapi.ts";
 import { PageViews } from "./page-views.ts";
 import { publicPageRoutes } from "./public-pages.ts";
+import { ReadModel } from "./read-model.ts";
 import { parseOrThrow, queryObject, type Route, readJson } from "./route.ts";
-import { siteRoutes } from "./sites.ts";
+import { type SiteRecord, siteRoutes } from "./sites.ts";
 import { statusPageRoutes } from "./status-pages.ts";
 import { type Clock, systemClock } from "./time.ts";
 
@@ -70,10 +71,14 @@ function errorBody(error: ApiError): ErrorEnvelope {
  */
 export function createApp({ store, config, logger, clock = systemClock, checkResponses = false }: AppDeps) {
   const views = new PageViews(store, clock, config.viewTtlSeconds * 1000);
-  const changed = () => views.invalidate();
+  const records = new ReadModel<SiteRecord>(clock, config.viewTtlSeconds * 1000);
+  const changed = () => {
+    views.invalidate();
+    records.invalidate();
+  };
   const routes: Route[] = [
     ...healthRoutes({ store }),
-    ...siteRoutes({ store, clock, changed }),
+    ...siteRoutes({ store, clock, records, changed }),
     ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
     ...publicPageRoutes({ store, clock, views, config }),
   ];

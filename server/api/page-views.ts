@@ -3,6 +3,7 @@ import type { SiteState } from "../contract/site.ts";
 import { DisplayOptions, type Incident, type PublicItem, PublicStatusPage, Theme } from "../contract/status-page.ts";
 import { itemStatus } from "../engine/verdict.ts";
 import type { IncidentRow, IncidentUpdateRow, PageRow, Store } from "../store/store.ts";
+import { ReadModel } from "./read-model.ts";
 import { type Clock, utcDayBefore } from "./time.ts";
 
 /** How many incidents a public view carries, newest first. */
@@ -22,7 +23,6 @@ export interface PageView {
   page: Body;
   items: Body;
   incidents: Body;
-  builtAt: number;
   /** Fingerprints of passwords verified against this version of the page (see passwordFingerprint). */
   verified: Buffer[];
 }
@@ -57,46 +57,30 @@ export function incidentViews(rows: IncidentRow[], updates: IncidentUpdateRow[])
 }
 
 /**
- * The public views of status pages by slug. A view is assembled from the store once (a fixed number of queries,
- * whatever the number of items), checked against the contract, serialized, and then served as bytes until
- * something changes. `invalidate()` is called on every write in this process; `ttlMs` bounds how long a change
- * made by another process (the engine, another API process) can go unseen.
+ * The public views of status pages by slug: each assembled from the store once (a fixed number of queries, whatever
+ * the number of items), checked against the contract, serialized, and then served as bytes until something
+ * changes (see ReadModel).
  */
 export class PageViews {
-  private readonly views = new Map<string, PageView>();
-  private readonly building = new Map<string, Promise<PageView | null>>();
-  private generation = 0;
+  private readonly views: ReadModel<PageView>;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly ttlMs: number,
-  ) {}
+    ttlMs: number,
+  ) {
+    this.views = new ReadModel(clock, ttlMs);
+  }
 
   invalidate(): void {
-    this.generation++;
-    this.views.clear();
+    this.views.invalidate();
   }
 
-  async get(slug: string): Promise<PageView | null> {
-    const cached = this.views.get(slug);
-    if (cached && this.clock.now().getTime() - cached.builtAt < this.ttlMs) return cached;
-    let pending = this.building.get(slug);
-    if (!pending) {
-      pending = this.build(slug).finally(() => this.building.delete(slug));
-      this.building.set(slug, pending);
-    }
-    return pending;
-  }
-
-  private async build(slug: string): Promise<PageView | null> {
-    const generation = this.generation;
-    const page = await this.store.getPageBySlug(slug);
-    if (!page) return null;
-    const view = await this.assemble(page);
-    // A write that landed while we were reading may not be in this view: serve it once, do not keep it.
-    if (generation === this.generation) this.views.set(slug, view);
-    return view;
+  get(slug: string): Promise<PageView | null> {
+    return this.views.get(slug, async () => {
+      const page = await this.store.getPageBySlug(slug);
+      return page ? this.assemble(page) : null;
+    });
   }
 
   private async assemble(page: PageRow): Promise<PageView> {
@@ -144,7 +128,6 @@ export class PageViews {
       page: body(view),
       items: body({ slug: page.slug, items: view.items }),
       incidents: body({ slug: page.slug, incidents: view.incidents }),
-      builtAt: now.getTime(),
       verified: [],
     };
   }

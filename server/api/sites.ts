@@ -8,12 +8,14 @@ import {
   SiteId,
   SitePatch,
   type SiteState,
+  STAT_DAYS,
   StatDays,
   type StatEntry,
 } from "../contract/site.ts";
 import { NOT_CHECKED_SUMMARY, siteStatus } from "../engine/verdict.ts";
 import { newId, type Principal, type SiteRow, type Store } from "../store/store.ts";
 import { invalidField, notFound } from "./errors.ts";
+import type { ReadModel } from "./read-model.ts";
 import { envelope, route } from "./route.ts";
 import { type Clock, utcDayBefore } from "./time.ts";
 
@@ -61,40 +63,61 @@ export function siteView(row: SiteRow): Site {
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
+/** A site and its daily statistics over the longest window (90 days): what every site detail is cut from. */
+export interface SiteRecord {
+  workspaceId: string;
+  site: Site;
+  days: { entry: StatEntry; total: number; up: number; downtime: number }[];
+}
+
+export async function loadSiteRecord(store: Store, id: string, now: Date): Promise<SiteRecord | null> {
+  const row = await store.getSiteById(id);
+  if (!row) return null;
+  const stats = await store.dailyStats([id], utcDayBefore(now, STAT_DAYS.max - 1));
+  return {
+    workspaceId: row.workspace_id,
+    site: siteView(row),
+    days: stats
+      .filter((s) => s.checks_total > 0)
+      .map((s) => {
+        const upRate = s.checks_up / s.checks_total;
+        return {
+          entry: {
+            _id: s.id,
+            site: s.site_id,
+            date: s.day,
+            upRate,
+            downRate: 1 - upRate,
+            createdAt: s.created_at,
+            updatedAt: s.updated_at,
+            __v: s.version,
+          },
+          total: s.checks_total,
+          up: s.checks_up,
+          downtime: s.downtime_minutes,
+        };
+      }),
+  };
+}
+
 /** The full picture of spec 4.1: stat entries and a summary over the same statDays window counted back from now. */
-export async function siteDetail(
-  store: Store,
-  principal: Principal,
-  row: SiteRow,
-  statDays: number,
-  now: Date,
-): Promise<SiteDetail> {
-  const stats = await store.dailyStats([row.id], utcDayBefore(now, statDays - 1));
+export function siteDetail(record: SiteRecord, principal: Principal, statDays: number, now: Date): SiteDetail {
+  const from = utcDayBefore(now, statDays - 1);
   const stat: StatEntry[] = [];
   let total = 0;
   let up = 0;
   let downtime = 0;
-  for (const s of stats) {
-    if (s.checks_total <= 0) continue;
-    total += s.checks_total;
-    up += s.checks_up;
-    downtime += s.downtime_minutes;
-    const upRate = s.checks_up / s.checks_total;
-    stat.push({
-      _id: s.id,
-      site: s.site_id,
-      date: s.day,
-      upRate,
-      downRate: 1 - upRate,
-      createdAt: s.created_at,
-      updatedAt: s.updated_at,
-      __v: s.version,
-    });
+  for (const day of record.days) {
+    if (day.entry.date < from) continue;
+    total += day.total;
+    up += day.up;
+    downtime += day.downtime;
+    stat.push(day.entry);
   }
   const uptime = total > 0 ? round3((up / total) * 100) : null;
   const role = principal.role as RoleName;
   return {
-    ...siteView(row),
+    ...record.site,
     role: { name: role, permissions: [...ROLE_PERMISSIONS[role]] },
     uptimeSummary: {
       uptimePercentage: uptime,
@@ -146,20 +169,23 @@ function siteColumns(input: Partial<SiteCreate>): Partial<WritableColumns> {
 export interface SiteDeps {
   store: Store;
   clock: Clock;
-  /** Called after every write that can change what a status page shows. */
+  /** Site records by id (and UTC day, as the window moves with it), invalidated by `changed`. */
+  records: ReadModel<SiteRecord>;
+  /** Called after every write, so cached reads rebuild. */
   changed: () => void;
 }
 
 const SiteParams = z.object({ siteId: SiteId });
 const DetailQuery = z.object({ statDays: StatDays });
 
-export function siteRoutes({ store, clock, changed }: SiteDeps) {
-  const load = async (principal: Principal, id: string) => {
-    const row = await store.getSite(principal.workspaceId, id);
-    if (!row) throw notFound("Site");
-    return row;
+export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
+  /** The caller's site as a detail; another workspace's site is not found, exactly like a missing one. */
+  const detail = async (p: Principal, id: string, days: number) => {
+    const now = clock.now();
+    const record = await records.get(`${id}|${utcDayBefore(now, 0)}`, () => loadSiteRecord(store, id, now));
+    if (!record || record.workspaceId !== p.workspaceId) throw notFound("Site");
+    return siteDetail(record, p, days, now);
   };
-  const detail = (p: Principal, row: SiteRow, days: number) => siteDetail(store, p, row, days, clock.now());
 
   return [
     route({
@@ -223,7 +249,8 @@ export function siteRoutes({ store, clock, changed }: SiteDeps) {
           updated_at: now,
         };
         await store.insertSite(row);
-        return envelope(201, "Site created", await detail(p, row, 30));
+        changed();
+        return envelope(201, "Site created", await detail(p, row.id, STAT_DAYS.default));
       },
     }),
     route({
@@ -241,8 +268,7 @@ export function siteRoutes({ store, clock, changed }: SiteDeps) {
       response: { status: 200, description: "Site detail", schema: Envelope(SiteDetail) },
       errors: [400, 401, 403, 404],
       async handler({ params, query, principal }) {
-        const p = principal as Principal;
-        return envelope(200, "Site detail", await detail(p, await load(p, params.siteId), query.statDays));
+        return envelope(200, "Site detail", await detail(principal as Principal, params.siteId, query.statDays));
       },
     }),
     route({
@@ -259,7 +285,8 @@ export function siteRoutes({ store, clock, changed }: SiteDeps) {
       errors: [400, 401, 403, 404, 413, 415],
       async handler({ params, body, principal }) {
         const p = principal as Principal;
-        const current = await load(p, params.siteId);
+        const current = await store.getSite(p.workspaceId, params.siteId);
+        if (!current) throw notFound("Site");
         const timeout = body.timeout ?? current.timeout;
         const interval = body.checkInterval ?? current.check_interval;
         if (timeout > interval) {
@@ -268,7 +295,7 @@ export function siteRoutes({ store, clock, changed }: SiteDeps) {
         const row = await store.updateSite(p.workspaceId, params.siteId, siteColumns(body), clock.now().toISOString());
         if (!row) throw notFound("Site");
         changed();
-        return envelope(200, "Site updated", await detail(p, row, 30));
+        return envelope(200, "Site updated", await detail(p, row.id, STAT_DAYS.default));
       },
     }),
     route({

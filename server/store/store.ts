@@ -98,7 +98,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     log: queryLog(options),
   });
-  const store = new Store(db, "sqlite", `sqlite ${file}`);
+  // data_version changes whenever another connection (another process: the command line revoking a token) commits.
+  const store = new Store(
+    db,
+    "sqlite",
+    `sqlite ${file}`,
+    () => sqlite.pragma("data_version", { simple: true }) as number,
+  );
   await store.migrate();
   return store;
 }
@@ -108,10 +114,19 @@ export async function openStore(options: StoreOptions): Promise<Store> {
  * time as an argument so that callers own the clock.
  */
 export class Store {
+  private readonly principals = new Map<string, { principal: Principal; lastUsedAt: number }>();
+  private principalsVersion: number | undefined;
+
+  /**
+   * @param othersWrote a number that changes when another connection commits to the database. With it, the
+   *   store keeps the principals of recent tokens in memory and drops them all whenever it changes; without it
+   *   (PostgreSQL), every request looks its token up.
+   */
   constructor(
     readonly db: Db,
     readonly dialect: Dialect,
     readonly description: string,
+    private readonly othersWrote?: () => number,
   ) {}
 
   async migrate(): Promise<void> {
@@ -213,14 +228,28 @@ export class Store {
     if (!row) return "missing";
     if (row.revoked_at) return "already";
     await this.db.updateTable("api_tokens").set({ revoked_at: now }).where("id", "=", id).execute();
+    this.principals.clear();
     return "revoked";
   }
 
   /**
-   * The principal behind a token hash, or null when unknown or revoked. Looked up on every request so a
-   * revocation takes effect at once; last_used_at is written at most once a minute per token.
+   * The principal behind a token hash, or null when unknown or revoked. A revocation takes effect on the next
+   * request: through this store it clears the cache, and through another process it changes the database, which
+   * clears it too. last_used_at is written at most once a minute per token.
    */
   async authenticate(tokenHash: string, now: Date): Promise<Principal | null> {
+    if (this.othersWrote) {
+      const version = this.othersWrote();
+      if (version !== this.principalsVersion) {
+        this.principals.clear();
+        this.principalsVersion = version;
+      }
+      const cached = this.principals.get(tokenHash);
+      if (cached) {
+        if (now.getTime() - cached.lastUsedAt > 60_000) await this.touchToken(cached.principal.tokenId, now, cached);
+        return cached.principal;
+      }
+    }
     const row = await this.db
       .selectFrom("api_tokens as t")
       .innerJoin("users as u", "u.id", "t.user_id")
@@ -238,14 +267,7 @@ export class Store {
       .where("t.token_hash", "=", tokenHash)
       .executeTakeFirst();
     if (!row || row.revoked_at) return null;
-    if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > 60_000) {
-      await this.db
-        .updateTable("api_tokens")
-        .set({ last_used_at: now.toISOString() })
-        .where("id", "=", row.id)
-        .execute();
-    }
-    return {
+    const principal = {
       tokenId: row.id,
       userId: row.user_id,
       email: row.email,
@@ -253,6 +275,18 @@ export class Store {
       role: row.role,
       plan: row.plan,
     };
+    const entry = { principal, lastUsedAt: row.last_used_at ? Date.parse(row.last_used_at) : 0 };
+    if (now.getTime() - entry.lastUsedAt > 60_000) await this.touchToken(row.id, now, entry);
+    if (this.othersWrote) {
+      if (this.principals.size >= 10_000) this.principals.clear();
+      this.principals.set(tokenHash, entry);
+    }
+    return principal;
+  }
+
+  private async touchToken(id: string, now: Date, entry: { lastUsedAt: number }): Promise<void> {
+    entry.lastUsedAt = now.getTime();
+    await this.db.updateTable("api_tokens").set({ last_used_at: now.toISOString() }).where("id", "=", id).execute();
   }
 
   /**
@@ -300,6 +334,10 @@ export class Store {
       .where("id", "=", id)
       .where("workspace_id", "=", workspaceId)
       .executeTakeFirst();
+  }
+
+  async getSiteById(id: string): Promise<SiteRow | undefined> {
+    return this.db.selectFrom("sites").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
   async insertSite(row: SiteRow): Promise<void> {

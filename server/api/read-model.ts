@@ -1,0 +1,46 @@
+import type { Clock } from "./time.ts";
+
+/**
+ * Values built from the store once and then served from memory, by key. `invalidate()` is called on every write in
+ * this process; `ttlMs` bounds how long a change made by another process (the engine, another API process, the
+ * command line) can go unseen. Concurrent misses for one key share one build, and a build that a write overtook
+ * is served once but not kept.
+ */
+export class ReadModel<V> {
+  private readonly entries = new Map<string, { value: V; builtAt: number }>();
+  private readonly building = new Map<string, Promise<V | null>>();
+  private generation = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  invalidate(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  async get(key: string, build: () => Promise<V | null>): Promise<V | null> {
+    const cached = this.entries.get(key);
+    if (cached && this.clock.now().getTime() - cached.builtAt < this.ttlMs) return cached.value;
+    let pending = this.building.get(key);
+    if (!pending) {
+      pending = this.build(key, build).finally(() => this.building.delete(key));
+      this.building.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async build(key: string, build: () => Promise<V | null>): Promise<V | null> {
+    const generation = this.generation;
+    const builtAt = this.clock.now().getTime();
+    const value = await build();
+    if (value !== null && generation === this.generation) {
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(key, { value, builtAt });
+    }
+    return value;
+  }
+}
