@@ -140,6 +140,9 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
       const reply = await def.handler({ params, query, body, principal, c });
       if (reply instanceof Response) return reply;
       const payload = checkResponses ? def.response.schema.parse(reply.body) : reply.body;
+      if (reply.json !== undefined) {
+        return c.body(reply.json, reply.status as 200, { "content-type": "application/json; charset=UTF-8" });
+      }
       return c.json(payload as object, reply.status as 200);
     });
   }

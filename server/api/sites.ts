@@ -68,7 +68,11 @@ export interface SiteRecord {
   workspaceId: string;
   site: Site;
   days: { entry: StatEntry; total: number; up: number; downtime: number }[];
+  /** Detail answers by statDays and role, with their serialization, made on first use. */
+  answers: Map<string, { body: SiteDetailEnvelope; json: string }>;
 }
+
+type SiteDetailEnvelope = ReturnType<typeof envelope<SiteDetail>>["body"];
 
 export async function loadSiteRecord(store: Store, id: string, now: Date): Promise<SiteRecord | null> {
   const row = await store.getSiteById(id);
@@ -76,6 +80,7 @@ export async function loadSiteRecord(store: Store, id: string, now: Date): Promi
   const stats = await store.dailyStats([id], utcDayBefore(now, STAT_DAYS.max - 1));
   return {
     workspaceId: row.workspace_id,
+    answers: new Map(),
     site: siteView(row),
     days: stats
       .filter((s) => s.checks_total > 0)
@@ -179,12 +184,22 @@ const SiteParams = z.object({ siteId: SiteId });
 const DetailQuery = z.object({ statDays: StatDays });
 
 export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
-  /** The caller's site as a detail; another workspace's site is not found, exactly like a missing one. */
+  /**
+   * The caller's site detail for a window, from the site's record; another workspace's site is not found, exactly
+   * like a missing one. The record's key holds the UTC day, so an answer cut from it stays right while it lives.
+   */
   const detail = async (p: Principal, id: string, days: number) => {
     const now = clock.now();
     const record = await records.get(`${id}|${utcDayBefore(now, 0)}`, () => loadSiteRecord(store, id, now));
     if (!record || record.workspaceId !== p.workspaceId) throw notFound("Site");
-    return siteDetail(record, p, days, now);
+    const key = `${days}|${p.role}`;
+    let answer = record.answers.get(key);
+    if (!answer) {
+      const { body } = envelope(200, "Site detail", siteDetail(record, p, days, now));
+      answer = { body, json: JSON.stringify(body) };
+      record.answers.set(key, answer);
+    }
+    return answer;
   };
 
   return [
@@ -250,7 +265,8 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
         };
         await store.insertSite(row);
         changed();
-        return envelope(201, "Site created", await detail(p, row.id, STAT_DAYS.default));
+        const { body: created } = await detail(p, row.id, STAT_DAYS.default);
+        return envelope(201, "Site created", created.data);
       },
     }),
     route({
@@ -268,7 +284,7 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
       response: { status: 200, description: "Site detail", schema: Envelope(SiteDetail) },
       errors: [400, 401, 403, 404],
       async handler({ params, query, principal }) {
-        return envelope(200, "Site detail", await detail(principal as Principal, params.siteId, query.statDays));
+        return { status: 200, ...(await detail(principal as Principal, params.siteId, query.statDays)) };
       },
     }),
     route({
@@ -295,7 +311,8 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
         const row = await store.updateSite(p.workspaceId, params.siteId, siteColumns(body), clock.now().toISOString());
         if (!row) throw notFound("Site");
         changed();
-        return envelope(200, "Site updated", await detail(p, row.id, STAT_DAYS.default));
+        const { body: updated } = await detail(p, row.id, STAT_DAYS.default);
+        return envelope(200, "Site updated", updated.data);
       },
     }),
     route({

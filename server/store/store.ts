@@ -99,12 +99,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     log: queryLog(options),
   });
   // data_version changes whenever another connection (another process: the command line revoking a token) commits.
-  const store = new Store(
-    db,
-    "sqlite",
-    `sqlite ${file}`,
-    () => sqlite.pragma("data_version", { simple: true }) as number,
-  );
+  const dataVersion = sqlite.prepare("pragma data_version").pluck();
+  const store = new Store(db, "sqlite", `sqlite ${file}`, () => dataVersion.get() as number);
   await store.migrate();
   return store;
 }
