@@ -132,7 +132,14 @@ async function main() {
   const base = `http://127.0.0.1:${port}`;
   const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const server = spawn(process.execPath, [...profile, "bin/porchlight.js", "serve"], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", PORCHLIGHT_DATA_DIR: dir, DATABASE_URL: "" },
+    env: {
+      LOG_LEVEL: "info",
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      PORCHLIGHT_DATA_DIR: dir,
+      DATABASE_URL: "",
+    },
     stdio: "ignore",
   });
   const children: ChildProcess[] = [server];
@@ -162,7 +169,7 @@ async function main() {
     await waitFor(`http://127.0.0.1:${barePort}${routes[0]?.path}`);
 
     console.log(
-      `bench:api  node ${process.version}, ${connections} connections, ${duration} s per run, Porchlight on SQLite with LOG_LEVEL=info`,
+      `bench:api  node ${process.version}, ${connections} connections, ${duration} s per run, Porchlight on SQLite with LOG_LEVEL=${process.env.LOG_LEVEL ?? "info"}`,
     );
     console.log("route         body      server       req/s     p50 ms  p99 ms  errors  ratio   bar");
     let failed = false;

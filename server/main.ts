@@ -1,4 +1,5 @@
-import { serve } from "@hono/node-server";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { bootstrapOwner } from "./accounts/accounts.ts";
 import { createApp } from "./api/app.ts";
@@ -35,9 +36,11 @@ async function startServer(config: Config): Promise<void> {
       ].join("\n"),
     );
   }
-  const app = createApp({ store, config, logger });
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    logger.info({ port: info.port, host: config.host, store: store.description }, "porchlight listening");
+  const { listener } = createApp({ store, config, logger });
+  const server = createServer(listener);
+  server.listen(config.port, config.host, () => {
+    const { port } = server.address() as AddressInfo;
+    logger.info({ port, host: config.host, store: store.description }, "porchlight listening");
     destination.flush();
   });
   const stop = () => {

@@ -117,19 +117,22 @@ export function testConfig(env: Record<string, string> = {}) {
   return loadConfig({ LOG_LEVEL: "silent", PORCHLIGHT_PUBLIC_URL: "http://status.test", ...env });
 }
 
-export type App = ReturnType<typeof createApp>;
+export type App = ReturnType<typeof createApp>["app"];
 
 /** The app over a store, with a fixed clock and silent logs. */
-export function makeApp(store: Store, options: { clock?: TestClock; env?: Record<string, string> } = {}) {
+export function makeApp(
+  store: Store,
+  options: { clock?: TestClock; env?: Record<string, string>; logger?: ReturnType<typeof createLogger> } = {},
+) {
   const clock = options.clock ?? new TestClock();
-  const app = createApp({
+  const { app, listener, fastPath } = createApp({
     store,
     config: testConfig(options.env),
-    logger: createLogger("silent"),
+    logger: options.logger ?? createLogger("silent"),
     clock,
     checkResponses: true,
   });
-  return { app, clock };
+  return { app, listener, fastPath, clock };
 }
 
 /** A user owning a workspace on a plan, with a token. */

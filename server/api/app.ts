@@ -1,6 +1,7 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { getRequestListener } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { requestId } from "hono/request-id";
 import type { Config } from "../config.ts";
 import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
 import type { ErrorEnvelope } from "../contract/common.ts";
@@ -8,7 +9,9 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { principalFrom } from "./auth.ts";
 import { ApiError, forbidden, unauthorized } from "./errors.ts";
+import { publicReadFastPath } from "./fast-path.ts";
 import { healthRoutes } from "./health.ts";
+import { logRequest, PUBLIC_CORS, PUBLIC_CORS_PREFLIGHT, requestIdFrom } from "./http.ts";
 import { openApiDocument } from "./openapi.ts";
 import { PageViews } from "./page-views.ts";
 import { publicPageRoutes } from "./public-pages.ts";
@@ -36,23 +39,15 @@ export interface AppDeps {
 
 type Env = { Variables: { requestId: string } };
 
-const CORS_PREFLIGHT = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, HEAD, OPTIONS",
-  "access-control-allow-headers": "X-Status-Page-Password, Authorization, If-None-Match, Content-Type",
-  "access-control-max-age": "86400",
-};
-
 /**
- * CORS for the public reads, open to any origin without credentials (the element runs on other sites; a password
- * travels in a header, never a cookie). Headers are added after the handler, so its response keeps
- * node-server's fast path (hono/cors touches c.res first, which makes Hono re-wrap every body as a stream).
+ * CORS for the public reads, open to any origin without credentials. Headers are added after the handler, so its
+ * response keeps node-server's fast path (hono/cors touches c.res first, which makes Hono re-wrap every body as a
+ * stream).
  */
 const publicCors: MiddlewareHandler = async (c, next) => {
-  if (c.req.method === "OPTIONS") return c.body(null, 204, CORS_PREFLIGHT);
+  if (c.req.method === "OPTIONS") return c.body(null, 204, PUBLIC_CORS_PREFLIGHT);
   await next();
-  c.res.headers.set("access-control-allow-origin", "*");
-  c.res.headers.set("access-control-expose-headers", "ETag, Retry-After, X-Request-Id");
+  for (const [name, value] of Object.entries(PUBLIC_CORS)) c.res.headers.set(name, value);
 };
 
 function errorBody(error: ApiError): ErrorEnvelope {
@@ -67,7 +62,8 @@ function errorBody(error: ApiError): ErrorEnvelope {
 
 /**
  * Builds the whole HTTP application from explicit dependencies. Nothing here listens or reads the environment:
- * tests call `app.request()`, main.ts hands the app to a server.
+ * tests call `app.request()`; main.ts serves `listener`, which is the app behind the fast path for cached public
+ * status-page reads.
  */
 export function createApp({ store, config, logger, clock = systemClock, checkResponses = false }: AppDeps) {
   const views = new PageViews(store, clock, config.viewTtlSeconds * 1000);
@@ -85,20 +81,14 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
   const document = JSON.stringify(openApiDocument(routes, config.publicUrl));
 
   const app = new Hono<Env>();
-  app.use(requestId());
   app.use(async (c, next) => {
     const started = performance.now();
+    const id = requestIdFrom(c.req.header("x-request-id"));
+    c.set("requestId", id);
+    c.header("x-request-id", id);
     await next();
-    logger.info(
-      {
-        requestId: c.get("requestId"),
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      },
-      "request",
-    );
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    logRequest(logger, { requestId: id, method: c.req.method, path: c.req.path, status: c.res.status, ms });
   });
   app.use("/public/v1/status-page/*", publicCors);
   app.use("/api/status-page/*", publicCors);
@@ -159,5 +149,10 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
     const error = new ApiError(500, "internal", "Internal error; the request id is in the X-Request-Id header");
     return c.json(errorBody(error), 500);
   });
-  return app;
+  const fastPath = publicReadFastPath(views, logger);
+  const appListener = getRequestListener(app.fetch);
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    if (!fastPath(req, res)) void appListener(req, res);
+  };
+  return { app, listener, fastPath };
 }

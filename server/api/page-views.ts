@@ -3,6 +3,7 @@ import type { SiteState } from "../contract/site.ts";
 import { DisplayOptions, type Incident, type PublicItem, PublicStatusPage, Theme } from "../contract/status-page.ts";
 import { itemStatus } from "../engine/verdict.ts";
 import type { IncidentRow, IncidentUpdateRow, PageRow, Store } from "../store/store.ts";
+import { PUBLIC_CORS, viewHeaders } from "./http.ts";
 import { ReadModel } from "./read-model.ts";
 import { type Clock, utcDayBefore } from "./time.ts";
 
@@ -12,6 +13,9 @@ export const PUBLIC_INCIDENT_LIMIT = 50;
 export interface Body {
   bytes: Uint8Array<ArrayBuffer>;
   etag: string;
+  /** The answer's headers (see viewHeaders), made once: as an object, and as node's flat list for a 200. */
+  headers: Record<string, string>;
+  rawHeaders: string[];
 }
 
 /** A page's public view, serialized once, with what the access check needs. */
@@ -27,9 +31,12 @@ export interface PageView {
   verified: Buffer[];
 }
 
-function body(value: unknown): Body {
+function body(value: unknown, visibility: PageView["visibility"]): Body {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
-  return { bytes, etag: `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"` };
+  const etag = `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`;
+  const headers = viewHeaders(visibility, etag);
+  const rawHeaders = Object.entries({ ...headers, ...PUBLIC_CORS, "content-length": String(bytes.byteLength) }).flat();
+  return { bytes, etag, headers, rawHeaders };
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -74,6 +81,10 @@ export class PageViews {
 
   invalidate(): void {
     this.views.invalidate();
+  }
+
+  peek(slug: string): PageView | undefined {
+    return this.views.peek(slug);
   }
 
   get(slug: string): Promise<PageView | null> {
@@ -125,18 +136,10 @@ export class PageViews {
       workspaceId: page.workspace_id,
       visibility: page.visibility as PageView["visibility"],
       passwordHash: page.password_hash,
-      page: body(view),
-      items: body({ slug: page.slug, items: view.items }),
-      incidents: body({ slug: page.slug, incidents: view.incidents }),
+      page: body(view, view.visibility),
+      items: body({ slug: page.slug, items: view.items }, view.visibility),
+      incidents: body({ slug: page.slug, incidents: view.incidents }, view.visibility),
       verified: [],
     };
   }
-}
-
-/** True when an If-None-Match header names this ETag (weak comparison, `*` included). */
-export function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === "*") return true;
-  const strong = etag.replace(/^W\//, "");
-  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === strong);
 }

@@ -8,7 +8,8 @@ import type { Store } from "../store/store.ts";
 import { principalFrom } from "./auth.ts";
 import { clientAddress, clientKey } from "./client-address.ts";
 import { ApiError, notFound } from "./errors.ts";
-import { type Body, matchesEtag, type PageView, type PageViews } from "./page-views.ts";
+import { matchesEtag } from "./http.ts";
+import type { Body, PageView, PageViews } from "./page-views.ts";
 import { route } from "./route.ts";
 import type { Clock } from "./time.ts";
 
@@ -100,14 +101,8 @@ async function matches(view: PageView, candidate: string): Promise<boolean> {
   return true;
 }
 
-function send(c: Context, view: PageView, part: Body): Response {
-  const headers: Record<string, string> = {
-    "content-type": "application/json; charset=utf-8",
-    etag: part.etag,
-    // Public answers may be stored anywhere but must be revalidated; protected ones never leave the browser.
-    "cache-control": view.visibility === "public" ? "public, no-cache" : "private, no-store",
-  };
-  if (view.visibility !== "public") headers.vary = "Authorization, X-Status-Page-Password";
+function send(c: Context, part: Body): Response {
+  const headers = part.headers;
   // c.body keeps the headers middleware already set (CORS, request id) on node-server's fast response path.
   if (matchesEtag(c.req.header("if-none-match"), part.etag)) return c.body(null, 304, headers);
   if (c.req.method === "HEAD") return c.body(null, 200, headers);
@@ -141,7 +136,7 @@ export function publicPageRoutes(deps: PublicPageDeps) {
           const view = params.slug.length <= 64 ? await deps.views.get(params.slug) : null;
           if (!view) throw notFound("Status page");
           await check(c, view);
-          return send(c, view, view[part.key]);
+          return send(c, view[part.key]);
         },
       }),
     ),

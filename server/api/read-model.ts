@@ -22,6 +22,12 @@ export class ReadModel<V> {
     this.entries.clear();
   }
 
+  /** The value for a key if it is built and fresh, without building it. */
+  peek(key: string): V | undefined {
+    const cached = this.entries.get(key);
+    return cached && this.clock.now().getTime() - cached.builtAt < this.ttlMs ? cached.value : undefined;
+  }
+
   async get(key: string, build: () => Promise<V | null>): Promise<V | null> {
     const cached = this.entries.get(key);
     if (cached && this.clock.now().getTime() - cached.builtAt < this.ttlMs) return cached.value;

@@ -26,7 +26,9 @@ export interface RouteInput<P extends AnyObject, Q extends AnyObject, B extends 
  * What a handler returns: a body that the route's response schema checks, or a finished Response. A handler that
  * keeps a body's serialization in a read model passes it as `json`, and the body is then only checked.
  */
-export type Reply<R extends z.ZodType> = { status: number; body: z.input<R>; json?: string } | Response;
+export type Reply<R extends z.ZodType> =
+  | { status: number; body: z.input<R>; json?: Uint8Array<ArrayBuffer> }
+  | Response;
 
 export interface Route<
   P extends AnyObject = AnyObject,

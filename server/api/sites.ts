@@ -69,7 +69,7 @@ export interface SiteRecord {
   site: Site;
   days: { entry: StatEntry; total: number; up: number; downtime: number }[];
   /** Detail answers by statDays and role, with their serialization, made on first use. */
-  answers: Map<string, { body: SiteDetailEnvelope; json: string }>;
+  answers: Map<string, { body: SiteDetailEnvelope; json: Uint8Array<ArrayBuffer> }>;
 }
 
 type SiteDetailEnvelope = ReturnType<typeof envelope<SiteDetail>>["body"];
@@ -196,7 +196,8 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
     let answer = record.answers.get(key);
     if (!answer) {
       const { body } = envelope(200, "Site detail", siteDetail(record, p, days, now));
-      answer = { body, json: JSON.stringify(body) };
+      // Bytes, not a string: a string would be encoded to UTF-8 again on every write.
+      answer = { body, json: new TextEncoder().encode(JSON.stringify(body)) };
       record.answers.set(key, answer);
     }
     return answer;

@@ -1,0 +1,49 @@
+import type { Logger } from "../log.ts";
+import type { PageView } from "./page-views.ts";
+
+/** An incoming X-Request-Id is kept when it is short and plain; otherwise each request gets a new UUID. */
+export function requestIdFrom(incoming: string | undefined): string {
+  if (incoming && incoming.length <= 255 && /^[\w\-=]+$/.test(incoming)) return incoming;
+  return crypto.randomUUID();
+}
+
+/** The one request log line: never headers, bodies or query strings, which may carry secrets. */
+export function logRequest(
+  logger: Logger,
+  line: { requestId: string; method: string; path: string; status: number; ms: number },
+): void {
+  logger.info(line, "request");
+}
+
+/** CORS on public reads: any origin, no credentials (a password travels in a header, never a cookie). */
+export const PUBLIC_CORS = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": "ETag, Retry-After, X-Request-Id",
+} as const;
+
+export const PUBLIC_CORS_PREFLIGHT = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, HEAD, OPTIONS",
+  "access-control-allow-headers": "X-Status-Page-Password, Authorization, If-None-Match, Content-Type",
+  "access-control-max-age": "86400",
+} as const;
+
+/** The headers of a status-page view answer, whichever path serves it. */
+export function viewHeaders(visibility: PageView["visibility"], etag: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json; charset=utf-8",
+    etag,
+    // Public answers may be stored anywhere but must be revalidated; protected ones never leave the browser.
+    "cache-control": visibility === "public" ? "public, no-cache" : "private, no-store",
+  };
+  if (visibility !== "public") headers.vary = "Authorization, X-Status-Page-Password";
+  return headers;
+}
+
+/** True when an If-None-Match header names this ETag (weak comparison, `*` included). */
+export function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  const strong = etag.replace(/^W\//, "");
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === strong);
+}

@@ -1,0 +1,139 @@
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { createLogger } from "../../server/log.ts";
+import type { Store } from "../../server/store/store.ts";
+import { client, makeApp, seedOwner, sqliteKind, type TestClock } from "../helpers.ts";
+
+/** Serves with a listener on a real port; answers 599 when the fast path declines a request. */
+async function listen(listener: RequestListener): Promise<{ base: string; server: Server }> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+const IGNORED = new Set(["date", "connection", "keep-alive", "x-request-id", "transfer-encoding"]);
+const comparable = (headers: Headers) =>
+  Object.fromEntries([...headers].filter(([name]) => !IGNORED.has(name)).sort(([a], [b]) => a.localeCompare(b)));
+
+let store: Store;
+let cleanup: () => Promise<void>;
+let clock: TestClock;
+let full: { base: string; server: Server };
+let fastOnly: { base: string; server: Server };
+let api: ReturnType<typeof client>;
+let passwordSlug: string;
+const logLines: Record<string, unknown>[] = [];
+
+beforeAll(async () => {
+  ({ store, cleanup } = await sqliteKind.open());
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const made = makeApp(store, { logger: createLogger("info", sink) });
+  clock = made.clock;
+  full = await listen(made.listener);
+  fastOnly = await listen((req, res) => {
+    if (!made.fastPath(req, res)) {
+      res.writeHead(599);
+      res.end();
+    }
+  });
+  const owner = await seedOwner(store);
+  api = client(made.app, owner.token);
+  const page = (await api.post("/public/v1/status-pages", { name: "Fast", slug: "fast", description: "d" })).json.data;
+  const site = (await api.post("/public/v1/sites", { url: "https://example.com", name: "S" })).json.data;
+  await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: site.id });
+  await api.post(`/public/v1/status-pages/${page.id}/incidents`, { title: "t", message: "m" });
+  passwordSlug = (
+    await api.post("/public/v1/status-pages", {
+      name: "Locked",
+      slug: "locked",
+      visibility: "password",
+      password: "a long password",
+    })
+  ).json.data.slug;
+});
+afterAll(async () => {
+  full.server.close();
+  fastOnly.server.close();
+  await cleanup();
+});
+
+test("a cached public view is answered by the fast path exactly as the app answers it", async () => {
+  for (const path of [
+    "/public/v1/status-page/fast",
+    "/public/v1/status-page/fast/items",
+    "/public/v1/status-page/fast/incidents",
+    "/api/status-page/fast",
+    "/api/status-page/fast/items?cachebust=1",
+  ]) {
+    const viaApp = await fetch(`${full.base}${path}`, { headers: { origin: "https://customer.example" } });
+    const viaFast = await fetch(`${fastOnly.base}${path}`, { headers: { origin: "https://customer.example" } });
+    expect(viaFast.status, path).toBe(200);
+    expect(viaApp.status, path).toBe(200);
+    expect(comparable(viaFast.headers), path).toEqual(comparable(viaApp.headers));
+    expect(Buffer.from(await viaFast.arrayBuffer()).equals(Buffer.from(await viaApp.arrayBuffer())), path).toBe(true);
+  }
+});
+
+test("304, HEAD and request ids are the same on both paths", async () => {
+  const path = "/public/v1/status-page/fast";
+  const etag = (await fetch(`${full.base}${path}`)).headers.get("etag") as string;
+  for (const base of [full.base, fastOnly.base]) {
+    const notModified = await fetch(`${base}${path}`, { headers: { "if-none-match": etag } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get("etag")).toBe(etag);
+    const head = await fetch(`${base}${path}`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    const kept = await fetch(`${base}${path}`, { headers: { "x-request-id": "trace-123" } });
+    expect(kept.headers.get("x-request-id")).toBe("trace-123");
+    const replaced = await fetch(`${base}${path}`, { headers: { "x-request-id": "bad id<script>" } });
+    expect(replaced.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  }
+});
+
+test("the fast path declines what it must not answer: protected pages, misses, expired views, other methods", async () => {
+  expect((await fetch(`${fastOnly.base}/public/v1/status-page/${passwordSlug}`)).status).toBe(599);
+  await fetch(`${full.base}/public/v1/status-page/${passwordSlug}`); // built and cached, still protected
+  expect((await fetch(`${fastOnly.base}/public/v1/status-page/${passwordSlug}`)).status).toBe(599);
+  expect((await fetch(`${full.base}/public/v1/status-page/${passwordSlug}`)).status).toBe(401);
+  expect((await fetch(`${fastOnly.base}/public/v1/status-page/no-such-page`)).status).toBe(599);
+  expect((await fetch(`${fastOnly.base}/public/v1/status-page/fast/`)).status).toBe(599);
+  expect((await fetch(`${fastOnly.base}/public/v1/status-page/fast`, { method: "POST" })).status).toBe(599);
+  expect((await fetch(`${fastOnly.base}/public/v1/status-page/fast`, { method: "OPTIONS" })).status).toBe(599);
+  clock.advance(3_600_000);
+  expect((await fetch(`${fastOnly.base}/public/v1/status-page/fast`)).status).toBe(599);
+  expect((await fetch(`${full.base}/public/v1/status-page/fast`)).status).toBe(200);
+  expect((await fetch(`${fastOnly.base}/public/v1/status-page/fast`)).status).toBe(200);
+});
+
+test("a change shows at once: the write clears the view the fast path serves", async () => {
+  await fetch(`${full.base}/public/v1/status-page/fast`);
+  expect((await fetch(`${fastOnly.base}/public/v1/status-page/fast`)).status).toBe(200);
+  const page = (await api.get("/public/v1/status-pages")).json.data.statusPages.find(
+    (p: { slug: string }) => p.slug === "fast",
+  );
+  await api.patch(`/public/v1/status-pages/${page.id}`, { description: "changed" });
+  expect((await fetch(`${fastOnly.base}/public/v1/status-page/fast`)).status).toBe(599);
+  const fresh = await (await fetch(`${full.base}/public/v1/status-page/fast`)).json();
+  expect(fresh.description).toBe("changed");
+});
+
+test("every request is logged once with its id, on either path, without query strings", async () => {
+  logLines.length = 0;
+  await fetch(`${fastOnly.base}/public/v1/status-page/fast?secret=1`, { headers: { "x-request-id": "fast-1" } });
+  await fetch(`${full.base}/public/v1/status-page/no-such-page`, { headers: { "x-request-id": "app-1" } });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const requests = logLines.filter((l) => l.msg === "request");
+  expect(requests).toEqual([
+    expect.objectContaining({ requestId: "fast-1", method: "GET", path: "/public/v1/status-page/fast", status: 200 }),
+    expect.objectContaining({ requestId: "app-1", path: "/public/v1/status-page/no-such-page", status: 404 }),
+  ]);
+  expect(JSON.stringify(logLines)).not.toContain("secret");
+});
