@@ -4,8 +4,12 @@
  * starts `porchlight serve` and the bare server as separate processes, and loads each with autocannon from this
  * process. Figures are only comparable within a run: the machine is shared and noisy.
  *
- * Environment: BENCH_DURATION (seconds per route, default 10), BENCH_CONNECTIONS (default 50), BENCH_ONLY (a
- * route name, to run one), BENCH_PROFILE (a directory: the Porchlight process writes a V8 CPU profile there).
+ * Each route is measured in interleaved rounds (Porchlight, bare, Porchlight, bare, ...) and the rounds averaged,
+ * so that a machine that speeds up or slows down during the run affects both sides alike.
+ *
+ * Environment: BENCH_DURATION (seconds per round, default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS
+ * (default 50), BENCH_ONLY (a route name, to run one), BENCH_PROFILE (a directory: the Porchlight process writes
+ * a V8 CPU profile there), LOG_LEVEL (the server's, default info).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -16,7 +20,8 @@ import autocannon from "autocannon";
 import { createToken, createUser } from "../server/accounts/accounts.ts";
 import { openStore, type Store } from "../server/store/store.ts";
 
-const duration = Number(process.env.BENCH_DURATION ?? 10);
+const duration = Number(process.env.BENCH_DURATION ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 async function freePort(): Promise<number> {
@@ -108,6 +113,16 @@ async function load(url: string, headers: Record<string, string>): Promise<Figur
   };
 }
 
+function average(runs: Figures[]): Figures {
+  const mean = (pick: (f: Figures) => number) => runs.reduce((sum, f) => sum + pick(f), 0) / runs.length;
+  return {
+    rps: mean((f) => f.rps),
+    p50: Math.round(mean((f) => f.p50) * 10) / 10,
+    p99: Math.round(mean((f) => f.p99) * 10) / 10,
+    non2xx: runs.reduce((sum, f) => sum + f.non2xx, 0),
+  };
+}
+
 function bareServer(bodies: Record<string, Buffer>, dir: string, port: number): ChildProcess {
   const files: Record<string, string> = {};
   for (const [path, bytes] of Object.entries(bodies)) {
@@ -169,13 +184,19 @@ async function main() {
     await waitFor(`http://127.0.0.1:${barePort}${routes[0]?.path}`);
 
     console.log(
-      `bench:api  node ${process.version}, ${connections} connections, ${duration} s per run, Porchlight on SQLite with LOG_LEVEL=${process.env.LOG_LEVEL ?? "info"}`,
+      `bench:api  node ${process.version}, ${connections} connections, ${rounds} interleaved rounds of ${duration} s per server, Porchlight on SQLite with LOG_LEVEL=${process.env.LOG_LEVEL ?? "info"}`,
     );
     console.log("route         body      server       req/s     p50 ms  p99 ms  errors  ratio   bar");
     let failed = false;
     for (const r of routes.filter((x) => !process.env.BENCH_ONLY || x.name === process.env.BENCH_ONLY)) {
-      const ours = await load(`${base}${r.path}`, r.headers);
-      const bare = await load(`http://127.0.0.1:${barePort}${r.path}`, {});
+      const oursRuns: Figures[] = [];
+      const bareRuns: Figures[] = [];
+      for (let i = 0; i < rounds; i++) {
+        oursRuns.push(await load(`${base}${r.path}`, r.headers));
+        bareRuns.push(await load(`http://127.0.0.1:${barePort}${r.path}`, {}));
+      }
+      const ours = average(oursRuns);
+      const bare = average(bareRuns);
       const ratio = ours.rps / bare.rps;
       const size = `${(bodies[r.path]?.length ?? 0).toLocaleString("en")} B`;
       const row = (who: string, f: Figures, extra: string) =>

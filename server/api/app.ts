@@ -11,7 +11,7 @@ import { principalFrom } from "./auth.ts";
 import { ApiError, forbidden, unauthorized } from "./errors.ts";
 import { publicReadFastPath } from "./fast-path.ts";
 import { healthRoutes } from "./health.ts";
-import { logRequest, PUBLIC_CORS, PUBLIC_CORS_PREFLIGHT, requestIdFrom } from "./http.ts";
+import { header, logRequest, PUBLIC_CORS, PUBLIC_CORS_PREFLIGHT, requestIdFrom } from "./http.ts";
 import { openApiDocument } from "./openapi.ts";
 import { PageViews } from "./page-views.ts";
 import { publicPageRoutes } from "./public-pages.ts";
@@ -83,7 +83,7 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
   const app = new Hono<Env>();
   app.use(async (c, next) => {
     const started = performance.now();
-    const id = requestIdFrom(c.req.header("x-request-id"));
+    const id = requestIdFrom(header(c, "x-request-id"));
     c.set("requestId", id);
     c.header("x-request-id", id);
     await next();
@@ -125,7 +125,7 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
         principal = found;
       }
       const params = def.params ? parseOrThrow(def.params, c.req.param(), "path parameter") : {};
-      const query = def.query ? parseOrThrow(def.query, queryObject(c.req.url), "query parameter") : {};
+      const query = def.query ? parseOrThrow(def.query, queryObject(c), "query parameter") : {};
       const body = def.body ? parseOrThrow(def.body, await readJson(c), "body") : undefined;
       const reply = await def.handler({ params, query, body, principal, c });
       if (reply instanceof Response) return reply;

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { hashToken, looksLikeToken } from "../accounts/secrets.ts";
 import type { Principal, Store } from "../store/store.ts";
+import { header } from "./http.ts";
 import type { Clock } from "./time.ts";
 
 /**
@@ -8,9 +9,9 @@ import type { Clock } from "./time.ts";
  * one was sent and does not name a live token.
  */
 export async function principalFrom(c: Context, store: Store, clock: Clock): Promise<Principal | null | "invalid"> {
-  const header = c.req.header("authorization");
-  if (header === undefined) return null;
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  const authorization = header(c, "authorization");
+  if (authorization === undefined) return null;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
   const token = match?.[1];
   if (!token || !looksLikeToken(token)) return "invalid";
   return (await store.authenticate(hashToken(token), clock.now())) ?? "invalid";

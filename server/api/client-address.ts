@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import ipaddr from "ipaddr.js";
+import { header } from "./http.ts";
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -26,7 +27,7 @@ export function clientAddress(c: Context, proxies: Range[]): ipaddr.IPv4 | ipadd
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
   const peer = parse(env?.incoming?.socket?.remoteAddress);
   if (!peer || proxies.length === 0 || !trusted(peer, proxies)) return peer;
-  const forwarded = (c.req.header("x-forwarded-for") ?? "").split(",").reverse();
+  const forwarded = (header(c, "x-forwarded-for") ?? "").split(",").reverse();
   for (const entry of forwarded) {
     const addr = parse(entry);
     if (!addr) return peer;

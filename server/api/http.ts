@@ -1,5 +1,18 @@
+import type { IncomingMessage } from "node:http";
+import type { Context } from "hono";
 import type { Logger } from "../log.ts";
 import type { PageView } from "./page-views.ts";
+
+/**
+ * A request header (lowercase name). Read from node's IncomingMessage when the app runs under node:http: asking
+ * Hono's request instead makes node-server build a full Headers object for every request.
+ */
+export function header(c: Context, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming?.headers) return c.req.header(name);
+  const value = incoming.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
 
 /** An incoming X-Request-Id is kept when it is short and plain; otherwise each request gets a new UUID. */
 export function requestIdFrom(incoming: string | undefined): string {

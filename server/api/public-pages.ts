@@ -8,7 +8,7 @@ import type { Store } from "../store/store.ts";
 import { principalFrom } from "./auth.ts";
 import { clientAddress, clientKey } from "./client-address.ts";
 import { ApiError, notFound } from "./errors.ts";
-import { matchesEtag } from "./http.ts";
+import { header, matchesEtag } from "./http.ts";
 import type { Body, PageView, PageViews } from "./page-views.ts";
 import { route } from "./route.ts";
 import type { Clock } from "./time.ts";
@@ -78,7 +78,7 @@ export function pageAccess({ store, clock, config }: Omit<PublicPageDeps, "views
     const key = `${view.pageId}|${clientKey(clientAddress(c, config.trustedProxies))}`;
     const seen = await limiter.get(key);
     if (seen && seen.consumedPoints >= config.passwordAttempts) throw tooManyAttempts(seen.msBeforeNext);
-    const raw = c.req.header(PASSWORD_HEADER);
+    const raw = header(c, PASSWORD_HEADER);
     if (raw === undefined || raw === "") throw passwordRequired();
     const candidate = headerText(raw);
     if (await matches(view, candidate)) return;
@@ -104,7 +104,7 @@ async function matches(view: PageView, candidate: string): Promise<boolean> {
 function send(c: Context, part: Body): Response {
   const headers = part.headers;
   // c.body keeps the headers middleware already set (CORS, request id) on node-server's fast response path.
-  if (matchesEtag(c.req.header("if-none-match"), part.etag)) return c.body(null, 304, headers);
+  if (matchesEtag(header(c, "if-none-match"), part.etag)) return c.body(null, 304, headers);
   if (c.req.method === "HEAD") return c.body(null, 200, headers);
   return c.body(part.bytes, 200, headers);
 }

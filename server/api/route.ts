@@ -92,12 +92,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, wha
 }
 
 /** A query string as an object: one value as a string, a repeated parameter as an array (which scalars refuse). */
-export function queryObject(url: string): Record<string, string | string[]> {
+export function queryObject(c: Context): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [key, value] of new URL(url).searchParams) {
-    const prev = out[key];
-    out[key] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
-  }
+  for (const [key, values] of Object.entries(c.req.queries()))
+    out[key] = values.length === 1 ? (values[0] as string) : values;
   return out;
 }
 

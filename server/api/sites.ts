@@ -190,7 +190,7 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
    */
   const detail = async (p: Principal, id: string, days: number) => {
     const now = clock.now();
-    const record = await records.get(`${id}|${utcDayBefore(now, 0)}`, () => loadSiteRecord(store, id, now));
+    const record = await records.get(`${id}|${now.toISOString().slice(0, 10)}`, () => loadSiteRecord(store, id, now));
     if (!record || record.workspaceId !== p.workspaceId) throw notFound("Site");
     const key = `${days}|${p.role}`;
     let answer = record.answers.get(key);
