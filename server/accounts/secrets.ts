@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { createHmac, hash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
 const TOKEN_PREFIX = "pl_";
 
@@ -12,7 +12,7 @@ export function generateToken(): string {
  * useless; a slow hash would only cost every request.
  */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return hash("sha256", token, "hex");
 }
 
 export function looksLikeToken(value: string): boolean {

@@ -94,8 +94,13 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, wha
 /** A query string as an object: one value as a string, a repeated parameter as an array (which scalars refuse). */
 export function queryObject(c: Context): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [key, values] of Object.entries(c.req.queries()))
-    out[key] = values.length === 1 ? (values[0] as string) : values;
+  const url = c.req.url;
+  const start = url.indexOf("?");
+  if (start < 0) return out;
+  for (const [key, value] of new URLSearchParams(url.slice(start + 1))) {
+    const prev = out[key];
+    out[key] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
+  }
   return out;
 }
 
