@@ -149,8 +149,8 @@ export async function seedOwner(
 export async function seedMember(store: Store, ownerEmail: string, role: string) {
   const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
   await createUser(store, { email, join: ownerEmail, role }, new Date());
-  const { token } = await createToken(store, email, "test", new Date());
-  return { email, token };
+  const { token, id } = await createToken(store, email, "test", new Date());
+  return { email, token, tokenId: id };
 }
 
 /** Requests with JSON and a token, answering status, headers and parsed JSON. */

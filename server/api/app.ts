@@ -9,9 +9,9 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { principalFrom } from "./auth.ts";
 import { ApiError, forbidden, unauthorized } from "./errors.ts";
-import { publicReadFastPath } from "./fast-path.ts";
+import { publicReadFastPath, siteDetailFastPath } from "./fast-path.ts";
 import { healthRoutes } from "./health.ts";
-import { header, logRequest, PUBLIC_CORS, PUBLIC_CORS_PREFLIGHT, requestIdFrom } from "./http.ts";
+import { header, JSON_TYPE, logRequest, PUBLIC_CORS, PUBLIC_CORS_PREFLIGHT, requestIdFrom } from "./http.ts";
 import { openApiDocument } from "./openapi.ts";
 import { PageViews } from "./page-views.ts";
 import { publicPageRoutes } from "./public-pages.ts";
@@ -62,8 +62,8 @@ function errorBody(error: ApiError): ErrorEnvelope {
 
 /**
  * Builds the whole HTTP application from explicit dependencies. Nothing here listens or reads the environment:
- * tests call `app.request()`; main.ts serves `listener`, which is the app behind the fast path for cached public
- * status-page reads.
+ * tests call `app.request()`; main.ts serves `listener`, which is the app behind the fast paths that answer hot
+ * reads (public status pages, site details) from memory when everything they need is already there.
  */
 export function createApp({ store, config, logger, clock = systemClock, checkResponses = false }: AppDeps) {
   const views = new PageViews(store, clock, config.viewTtlSeconds * 1000);
@@ -131,7 +131,7 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
       if (reply instanceof Response) return reply;
       const payload = checkResponses ? def.response.schema.parse(reply.body) : reply.body;
       if (reply.json !== undefined) {
-        return c.body(reply.json, reply.status as 200, { "content-type": "application/json; charset=UTF-8" });
+        return c.body(reply.json, reply.status as 200, { "content-type": JSON_TYPE });
       }
       return c.json(payload as object, reply.status as 200);
     });
@@ -149,7 +149,8 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
     const error = new ApiError(500, "internal", "Internal error; the request id is in the X-Request-Id header");
     return c.json(errorBody(error), 500);
   });
-  const fastPath = publicReadFastPath(views, logger);
+  const fastPaths = [publicReadFastPath(views, logger), siteDetailFastPath({ store, records, clock, logger })];
+  const fastPath = (req: IncomingMessage, res: ServerResponse) => fastPaths.some((serve) => serve(req, res));
   const appListener = getRequestListener(app.fetch);
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (!fastPath(req, res)) void appListener(req, res);

@@ -4,15 +4,19 @@ import type { Principal, Store } from "../store/store.ts";
 import { header } from "./http.ts";
 import type { Clock } from "./time.ts";
 
+/** The token of an Authorization header: null when absent, "invalid" when not a bearer token of ours. */
+export function bearerToken(authorization: string | undefined): string | null | "invalid" {
+  if (authorization === undefined) return null;
+  const token = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
+  return token && looksLikeToken(token) ? token : "invalid";
+}
+
 /**
  * The principal behind the request's bearer token: null when no Authorization header was sent, "invalid" when
  * one was sent and does not name a live token.
  */
 export async function principalFrom(c: Context, store: Store, clock: Clock): Promise<Principal | null | "invalid"> {
-  const authorization = header(c, "authorization");
-  if (authorization === undefined) return null;
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-  const token = match?.[1];
-  if (!token || !looksLikeToken(token)) return "invalid";
+  const token = bearerToken(header(c, "authorization"));
+  if (token === null || token === "invalid") return token;
   return (await store.authenticate(hashToken(token), clock.now())) ?? "invalid";
 }

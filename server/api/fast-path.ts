@@ -1,7 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { hashToken } from "../accounts/secrets.ts";
+import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
+import { parseStatDays } from "../contract/site.ts";
 import type { Logger } from "../log.ts";
-import { logRequest, matchesEtag, PUBLIC_CORS, requestIdFrom } from "./http.ts";
+import type { Store } from "../store/store.ts";
+import { bearerToken } from "./auth.ts";
+import { JSON_TYPE, logRequest, matchesEtag, PUBLIC_CORS, requestIdFrom } from "./http.ts";
 import type { PageViews } from "./page-views.ts";
+import type { ReadModel } from "./read-model.ts";
+import { type SiteRecord, siteAnswer, siteRecordKey } from "./sites.ts";
+import type { Clock } from "./time.ts";
 
 const PUBLIC_READ = /^\/(?:public\/v1|api)\/status-page\/([a-z0-9-]{1,64})(\/items|\/incidents)?$/;
 
@@ -35,6 +43,58 @@ export function publicReadFastPath(views: PageViews, logger: Logger) {
       res.end(method === "HEAD" ? undefined : part.bytes);
     }
     logRequest(logger, { requestId, method, path, status, ms: Math.round((performance.now() - started) * 10) / 10 });
+    return true;
+  };
+}
+
+const SITE_DETAIL = /^\/public\/v1\/site\/([0-9a-f]{24})$/;
+
+/**
+ * Answers GET /public/v1/site/{id} from memory when everything it needs is there: a token this process has
+ * already checked (and that no write has made suspect since, see Store.peekPrincipal), the site's record, and
+ * the serialized answer for this window and role. Otherwise the app answers, and builds what was missing.
+ */
+export function siteDetailFastPath(deps: {
+  store: Store;
+  records: ReadModel<SiteRecord>;
+  clock: Clock;
+  logger: Logger;
+}) {
+  const { store, records, clock, logger } = deps;
+  return function serveFromMemory(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== "GET") return false;
+    const url = req.url ?? "";
+    const q = url.indexOf("?");
+    const path = q < 0 ? url : url.slice(0, q);
+    const match = SITE_DETAIL.exec(path);
+    if (!match) return false;
+    const token = bearerToken(req.headers.authorization);
+    if (token === null || token === "invalid") return false;
+    const now = clock.now();
+    const principal = store.peekPrincipal(hashToken(token), now);
+    if (!principal || !ROLE_PERMISSIONS[principal.role as RoleName].includes("sites:read")) return false;
+    const record = records.peek(siteRecordKey(match[1] as string, now));
+    if (!record || record.workspaceId !== principal.workspaceId) return false;
+    const started = performance.now();
+    const statDays = parseStatDays(q < 0 ? undefined : new URLSearchParams(url.slice(q + 1)).getAll("statDays"));
+    const { json } = siteAnswer(record, principal, statDays, now);
+    const requestId = requestIdFrom(req.headers["x-request-id"] as string | undefined);
+    res.writeHead(200, [
+      "content-type",
+      JSON_TYPE,
+      "content-length",
+      String(json.byteLength),
+      "x-request-id",
+      requestId,
+    ]);
+    res.end(json);
+    logRequest(logger, {
+      requestId,
+      method: "GET",
+      path,
+      status: 200,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
     return true;
   };
 }

@@ -14,6 +14,9 @@ export function header(c: Context, name: string): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
+/** The content type of every JSON answer built from serialized bytes. */
+export const JSON_TYPE = "application/json; charset=UTF-8";
+
 /** An incoming X-Request-Id is kept when it is short and plain; otherwise each request gets a new UUID. */
 export function requestIdFrom(incoming: string | undefined): string {
   if (incoming && incoming.length <= 255 && /^[\w\-=]+$/.test(incoming)) return incoming;

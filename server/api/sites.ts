@@ -183,24 +183,29 @@ export interface SiteDeps {
 const SiteParams = z.object({ siteId: SiteId });
 const DetailQuery = z.object({ statDays: StatDays });
 
+/** The key of a site's record: the UTC day is part of it, so an answer cut from a record is right while it lives. */
+export const siteRecordKey = (id: string, now: Date) => `${id}|${now.toISOString().slice(0, 10)}`;
+
+/** The detail answer for a caller and window, cut from the record once and then kept with it. */
+export function siteAnswer(record: SiteRecord, p: Principal, days: number, now: Date) {
+  const key = `${days}|${p.role}`;
+  let answer = record.answers.get(key);
+  if (!answer) {
+    const { body } = envelope(200, "Site detail", siteDetail(record, p, days, now));
+    // Bytes, not a string: a string would be encoded to UTF-8 again on every write.
+    answer = { body, json: new TextEncoder().encode(JSON.stringify(body)) };
+    record.answers.set(key, answer);
+  }
+  return answer;
+}
+
 export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
-  /**
-   * The caller's site detail for a window, from the site's record; another workspace's site is not found, exactly
-   * like a missing one. The record's key holds the UTC day, so an answer cut from it stays right while it lives.
-   */
+  /** The caller's site detail for a window; another workspace's site is not found, exactly like a missing one. */
   const detail = async (p: Principal, id: string, days: number) => {
     const now = clock.now();
-    const record = await records.get(`${id}|${now.toISOString().slice(0, 10)}`, () => loadSiteRecord(store, id, now));
+    const record = await records.get(siteRecordKey(id, now), () => loadSiteRecord(store, id, now));
     if (!record || record.workspaceId !== p.workspaceId) throw notFound("Site");
-    const key = `${days}|${p.role}`;
-    let answer = record.answers.get(key);
-    if (!answer) {
-      const { body } = envelope(200, "Site detail", siteDetail(record, p, days, now));
-      // Bytes, not a string: a string would be encoded to UTF-8 again on every write.
-      answer = { body, json: new TextEncoder().encode(JSON.stringify(body)) };
-      record.answers.set(key, answer);
-    }
-    return answer;
+    return siteAnswer(record, p, days, now);
   };
 
   return [

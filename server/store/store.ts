@@ -235,23 +235,10 @@ export class Store {
    * a millisecond. last_used_at is written at most once a minute per token.
    */
   async authenticate(tokenHash: string, now: Date): Promise<Principal | null> {
-    if (this.othersWrote) {
-      // The check reads SQLite's WAL index (about 20 µs); once a millisecond keeps a revocation by another
-      // process effective within a millisecond, less than a request takes.
-      const checkedAt = performance.now();
-      if (checkedAt - this.principalsCheckedAt >= 1) {
-        this.principalsCheckedAt = checkedAt;
-        const version = this.othersWrote();
-        if (version !== this.principalsVersion) {
-          this.principals.clear();
-          this.principalsVersion = version;
-        }
-      }
-      const cached = this.principals.get(tokenHash);
-      if (cached) {
-        if (now.getTime() - cached.lastUsedAt > 60_000) await this.touchToken(cached.principal.tokenId, now, cached);
-        return cached.principal;
-      }
+    const cached = this.cachedPrincipal(tokenHash);
+    if (cached) {
+      if (now.getTime() - cached.lastUsedAt > 60_000) await this.touchToken(cached.principal.tokenId, now, cached);
+      return cached.principal;
     }
     const row = await this.db
       .selectFrom("api_tokens as t")
@@ -285,6 +272,31 @@ export class Store {
       this.principals.set(tokenHash, entry);
     }
     return principal;
+  }
+
+  /**
+   * The principal of a token that this store has looked up before and that is still good, without I/O; undefined
+   * when a lookup is needed (never seen, dropped because the database changed, or due a last_used_at write).
+   */
+  peekPrincipal(tokenHash: string, now: Date): Principal | undefined {
+    const cached = this.cachedPrincipal(tokenHash);
+    return cached && now.getTime() - cached.lastUsedAt <= 60_000 ? cached.principal : undefined;
+  }
+
+  private cachedPrincipal(tokenHash: string) {
+    if (!this.othersWrote) return undefined;
+    // The check reads SQLite's WAL index (about 20 µs); once a millisecond keeps a revocation by another process
+    // effective within a millisecond, less than a request takes.
+    const checkedAt = performance.now();
+    if (checkedAt - this.principalsCheckedAt >= 1) {
+      this.principalsCheckedAt = checkedAt;
+      const version = this.othersWrote();
+      if (version !== this.principalsVersion) {
+        this.principals.clear();
+        this.principalsVersion = version;
+      }
+    }
+    return this.principals.get(tokenHash);
   }
 
   private async touchToken(id: string, now: Date, entry: { lastUsedAt: number }): Promise<void> {

@@ -1,10 +1,10 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { client, makeApp, seedOwner, sqliteKind, type TestClock } from "../helpers.ts";
+import { client, makeApp, seedMember, seedOwner, seedStats, sqliteKind, type TestClock } from "../helpers.ts";
 
 /** Serves with a listener on a real port; answers 599 when the fast path declines a request. */
 async function listen(listener: RequestListener): Promise<{ base: string; server: Server }> {
@@ -23,6 +23,7 @@ let clock: TestClock;
 let full: { base: string; server: Server };
 let fastOnly: { base: string; server: Server };
 let api: ReturnType<typeof client>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 let passwordSlug: string;
 const logLines: Record<string, unknown>[] = [];
 
@@ -43,7 +44,7 @@ beforeAll(async () => {
       res.end();
     }
   });
-  const owner = await seedOwner(store);
+  owner = await seedOwner(store);
   api = client(made.app, owner.token);
   const page = (await api.post("/public/v1/status-pages", { name: "Fast", slug: "fast", description: "d" })).json.data;
   const site = (await api.post("/public/v1/sites", { url: "https://example.com", name: "S" })).json.data;
@@ -136,4 +137,87 @@ test("every request is logged once with its id, on either path, without query st
     expect.objectContaining({ requestId: "app-1", path: "/public/v1/status-page/no-such-page", status: 404 }),
   ]);
   expect(JSON.stringify(logLines)).not.toContain("secret");
+});
+
+describe("site detail", () => {
+  let siteId: string;
+  let viewerToken: string;
+  const get = (base: string, path: string, token: string, init: RequestInit = {}) =>
+    fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}` } });
+
+  beforeAll(async () => {
+    siteId = (await api.post("/public/v1/sites", { url: "https://fast.example.com", name: "Fast site" })).json.data.id;
+    await seedStats(store, siteId, clock.now(), 40);
+    clock.advance(60_000);
+    viewerToken = (await seedMember(store, owner.email, "viewer")).token;
+  });
+
+  test("a cached answer is served by the fast path exactly as the app serves it, for each role and window", async () => {
+    for (const token of [owner.token, viewerToken]) {
+      for (const query of ["", "?statDays=7", "?statDays=abc", "?statDays=7&statDays=8", "?statDays=200", "?x=1"]) {
+        const path = `/public/v1/site/${siteId}${query}`;
+        const viaApp = await get(full.base, path, token);
+        const viaFast = await get(fastOnly.base, path, token);
+        expect(viaApp.status, path).toBe(200);
+        expect(viaFast.status, path).toBe(200);
+        expect(comparable(viaFast.headers), path).toEqual(comparable(viaApp.headers));
+        const [a, b] = [Buffer.from(await viaApp.arrayBuffer()), Buffer.from(await viaFast.arrayBuffer())];
+        expect(b.equals(a), path).toBe(true);
+      }
+    }
+    const viewerBody = await (await get(fastOnly.base, `/public/v1/site/${siteId}`, viewerToken)).json();
+    expect(viewerBody.data.role.name).toBe("viewer");
+    expect(viewerBody.data.stat).toHaveLength(30);
+  });
+
+  test("the fast path declines unknown, revoked and foreign tokens, stale records and other methods; never serves old data", async () => {
+    const path = `/public/v1/site/${siteId}`;
+    await get(full.base, path, owner.token);
+    expect((await get(fastOnly.base, path, owner.token)).status).toBe(200);
+    expect((await fetch(`${fastOnly.base}${path}`)).status).toBe(599);
+    expect((await get(fastOnly.base, path, "pl_never_seen_token_000000000000000000000000")).status).toBe(599);
+    expect((await get(full.base, path, "pl_never_seen_token_000000000000000000000000")).status).toBe(401);
+    expect((await get(fastOnly.base, path, owner.token, { method: "HEAD" })).status).toBe(599);
+
+    const stranger = await seedOwner(store);
+    expect((await get(full.base, "/public/v1/sites", stranger.token)).status).toBe(200); // its token is now cached
+    expect((await get(fastOnly.base, path, stranger.token)).status).toBe(599);
+    expect((await get(full.base, path, stranger.token)).status).toBe(404);
+
+    await get(full.base, path, owner.token);
+    clock.advance(11_000); // past the read model's TTL: the record is stale
+    expect((await get(fastOnly.base, path, owner.token)).status).toBe(599);
+    expect((await get(full.base, path, owner.token)).status).toBe(200);
+    expect((await get(fastOnly.base, path, owner.token)).status).toBe(200);
+
+    await get(full.base, path, owner.token);
+    await api.patch(`/public/v1/site/${siteId}`, { name: "Renamed" });
+    // The write dropped the old record; the PATCH answer built the new one, which is what the fast path serves.
+    const afterWrite = await get(fastOnly.base, path, owner.token);
+    expect(afterWrite.status).toBe(200);
+    expect((await afterWrite.json()).data.name).toBe("Renamed");
+
+    const victim = await seedMember(store, owner.email, "editor");
+    expect((await get(full.base, path, victim.token)).status).toBe(200);
+    expect((await get(fastOnly.base, path, victim.token)).status).toBe(200);
+    await store.revokeToken(victim.tokenId, clock.now().toISOString());
+    expect((await get(fastOnly.base, path, victim.token)).status).toBe(599);
+    expect((await get(full.base, path, victim.token)).status).toBe(401);
+  });
+
+  test("a token due a last-used write goes through the app, which records the use", async () => {
+    const path = `/public/v1/site/${siteId}`;
+    await get(full.base, path, owner.token);
+    expect((await get(fastOnly.base, path, owner.token)).status).toBe(200);
+    clock.advance(61_000);
+    expect((await get(fastOnly.base, path, owner.token)).status).toBe(599);
+    expect((await get(full.base, path, owner.token)).status).toBe(200);
+    const row = await store.db
+      .selectFrom("api_tokens")
+      .select("last_used_at")
+      .where("id", "=", owner.tokenId)
+      .executeTakeFirst();
+    expect(row?.last_used_at).toBe(clock.now().toISOString());
+    expect((await get(fastOnly.base, path, owner.token)).status).toBe(200);
+  });
 });
