@@ -125,14 +125,14 @@ export function makeApp(
   options: { clock?: TestClock; env?: Record<string, string>; logger?: ReturnType<typeof createLogger> } = {},
 ) {
   const clock = options.clock ?? new TestClock();
-  const { app, listener, fastPath } = createApp({
+  const { app, listener, fastPath, fastPathCounts } = createApp({
     store,
     config: testConfig(options.env),
     logger: options.logger ?? createLogger("silent"),
     clock,
     checkResponses: true,
   });
-  return { app, listener, fastPath, clock };
+  return { app, listener, fastPath, fastPathCounts, clock };
 }
 
 /** A user owning a workspace on a plan, with a token. */

@@ -89,6 +89,12 @@ describe("npm start on SQLite", () => {
     expect(
       (await fetch(`${base}/public/v1/status-page/mine`, { headers: { "x-status-page-password": "wrong" } })).status,
     ).toBe(401);
+    await fetch(`${base}/public/v1/status-pages`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: "Open", slug: "open" }),
+    });
+    for (let i = 0; i < 3; i++) expect((await fetch(`${base}/public/v1/status-page/open`)).status).toBe(200);
     expect(await first.stop()).toBe(0);
 
     const logLines = first
@@ -99,6 +105,9 @@ describe("npm start on SQLite", () => {
     expect(requests.length).toBeGreaterThanOrEqual(5);
     for (const entry of requests)
       expect(entry).toMatchObject({ requestId: expect.any(String), status: expect.any(Number) });
+    // The first read of the open page built its view (an info line); the two after it came from memory, counted.
+    const summary = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === "reads served from memory");
+    expect(summary).toMatchObject({ level: 30, counts: { "status page 200": 2 } });
     const logs = logLines.join("\n");
     expect(logs).not.toContain(token);
     expect(logs).not.toContain(secret);

@@ -11,7 +11,15 @@ import { principalFrom } from "./auth.ts";
 import { ApiError, forbidden, unauthorized } from "./errors.ts";
 import { publicReadFastPath, siteDetailFastPath } from "./fast-path.ts";
 import { healthRoutes } from "./health.ts";
-import { header, JSON_TYPE, logRequest, PUBLIC_CORS, PUBLIC_CORS_PREFLIGHT, requestIdFrom } from "./http.ts";
+import {
+  FastPathCounts,
+  header,
+  JSON_TYPE,
+  logRequest,
+  PUBLIC_CORS,
+  PUBLIC_CORS_PREFLIGHT,
+  requestIdFrom,
+} from "./http.ts";
 import { openApiDocument } from "./openapi.ts";
 import { PageViews } from "./page-views.ts";
 import { publicPageRoutes } from "./public-pages.ts";
@@ -149,11 +157,15 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
     const error = new ApiError(500, "internal", "Internal error; the request id is in the X-Request-Id header");
     return c.json(errorBody(error), 500);
   });
-  const fastPaths = [publicReadFastPath(views, logger), siteDetailFastPath({ store, records, clock, logger })];
+  const counts = new FastPathCounts();
+  const fastPaths = [
+    publicReadFastPath(views, logger, counts),
+    siteDetailFastPath({ store, records, clock, logger, counts }),
+  ];
   const fastPath = (req: IncomingMessage, res: ServerResponse) => fastPaths.some((serve) => serve(req, res));
   const appListener = getRequestListener(app.fetch);
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (!fastPath(req, res)) void appListener(req, res);
   };
-  return { app, listener, fastPath };
+  return { app, listener, fastPath, fastPathCounts: counts };
 }

@@ -5,7 +5,7 @@ import { parseStatDays } from "../contract/site.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { bearerToken } from "./auth.ts";
-import { JSON_TYPE, logRequest, matchesEtag, PUBLIC_CORS, requestIdFrom } from "./http.ts";
+import { type FastPathCounts, JSON_TYPE, logRequest, matchesEtag, PUBLIC_CORS, requestIdFrom } from "./http.ts";
 import type { PageViews } from "./page-views.ts";
 import type { ReadModel } from "./read-model.ts";
 import { type SiteRecord, siteAnswer, siteRecordKey } from "./sites.ts";
@@ -19,7 +19,7 @@ const PUBLIC_READ = /^\/(?:public\/v1|api)\/status-page\/([a-z0-9-]{1,64})(\/ite
  * Anything else (a view not built yet or expired, a protected page, another route) returns false and goes to
  * the Hono app, which answers the same request the same way; a test compares the two.
  */
-export function publicReadFastPath(views: PageViews, logger: Logger) {
+export function publicReadFastPath(views: PageViews, logger: Logger, counts: FastPathCounts) {
   return function serveFromMemory(req: IncomingMessage, res: ServerResponse): boolean {
     const method = req.method;
     if (method !== "GET" && method !== "HEAD") return false;
@@ -42,7 +42,9 @@ export function publicReadFastPath(views: PageViews, logger: Logger) {
       res.writeHead(200, [...part.rawHeaders, "x-request-id", requestId]);
       res.end(method === "HEAD" ? undefined : part.bytes);
     }
-    logRequest(logger, { requestId, method, path, status, ms: Math.round((performance.now() - started) * 10) / 10 });
+    counts.add("status page", status);
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    logRequest(logger, { requestId, method, path, status, ms }, "debug");
     return true;
   };
 }
@@ -59,8 +61,9 @@ export function siteDetailFastPath(deps: {
   records: ReadModel<SiteRecord>;
   clock: Clock;
   logger: Logger;
+  counts: FastPathCounts;
 }) {
-  const { store, records, clock, logger } = deps;
+  const { store, records, clock, logger, counts } = deps;
   return function serveFromMemory(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== "GET") return false;
     const url = req.url ?? "";
@@ -88,13 +91,9 @@ export function siteDetailFastPath(deps: {
       requestId,
     ]);
     res.end(json);
-    logRequest(logger, {
-      requestId,
-      method: "GET",
-      path,
-      status: 200,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
+    counts.add("site detail", 200);
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    logRequest(logger, { requestId, method: "GET", path, status: 200, ms }, "debug");
     return true;
   };
 }

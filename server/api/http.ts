@@ -23,12 +23,37 @@ export function requestIdFrom(incoming: string | undefined): string {
   return crypto.randomUUID();
 }
 
-/** The one request log line: never headers, bodies or query strings, which may carry secrets. */
+/**
+ * The one request log line: never headers, bodies or query strings, which may carry secrets. Reads answered
+ * from memory log at debug (see FastPathCounts); every other request at info.
+ */
 export function logRequest(
   logger: Logger,
   line: { requestId: string; method: string; path: string; status: number; ms: number },
+  level: "info" | "debug" = "info",
 ): void {
-  logger.info(line, "request");
+  logger[level](line, "request");
+}
+
+/**
+ * Reads answered from memory, counted by route and status until taken. A status page's traffic peaks during an
+ * outage; one info line per cached read would make logging the bottleneck and flood log storage just then, so
+ * these reads log at debug and the server logs their counts at info once a minute.
+ */
+export class FastPathCounts {
+  private counts: Record<string, number> = {};
+
+  add(route: string, status: number): void {
+    const key = `${route} ${status}`;
+    this.counts[key] = (this.counts[key] ?? 0) + 1;
+  }
+
+  /** The counts since the last call, then zero. */
+  take(): Record<string, number> {
+    const taken = this.counts;
+    this.counts = {};
+    return taken;
+  }
 }
 
 /** CORS on public reads: any origin, no credentials (a password travels in a header, never a cookie). */

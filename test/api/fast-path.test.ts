@@ -26,6 +26,7 @@ let api: ReturnType<typeof client>;
 let owner: Awaited<ReturnType<typeof seedOwner>>;
 let passwordSlug: string;
 const logLines: Record<string, unknown>[] = [];
+let made: ReturnType<typeof makeApp>;
 
 beforeAll(async () => {
   ({ store, cleanup } = await sqliteKind.open());
@@ -35,7 +36,7 @@ beforeAll(async () => {
       done();
     },
   });
-  const made = makeApp(store, { logger: createLogger("info", sink) });
+  made = makeApp(store, { logger: createLogger("debug", sink) });
   clock = made.clock;
   full = await listen(made.listener);
   fastOnly = await listen((req, res) => {
@@ -126,17 +127,26 @@ test("a change shows at once: the write clears the view the fast path serves", a
   expect(fresh.description).toBe("changed");
 });
 
-test("every request is logged once with its id, on either path, without query strings", async () => {
+test("every request is logged once with its id: reads from memory at debug and counted, the rest at info", async () => {
+  await fetch(`${full.base}/public/v1/status-page/fast`);
+  made.fastPathCounts.take();
   logLines.length = 0;
   await fetch(`${fastOnly.base}/public/v1/status-page/fast?secret=1`, { headers: { "x-request-id": "fast-1" } });
   await fetch(`${full.base}/public/v1/status-page/no-such-page`, { headers: { "x-request-id": "app-1" } });
   await new Promise((resolve) => setTimeout(resolve, 50));
   const requests = logLines.filter((l) => l.msg === "request");
   expect(requests).toEqual([
-    expect.objectContaining({ requestId: "fast-1", method: "GET", path: "/public/v1/status-page/fast", status: 200 }),
-    expect.objectContaining({ requestId: "app-1", path: "/public/v1/status-page/no-such-page", status: 404 }),
+    expect.objectContaining({ level: 20, requestId: "fast-1", path: "/public/v1/status-page/fast", status: 200 }),
+    expect.objectContaining({
+      level: 30,
+      requestId: "app-1",
+      path: "/public/v1/status-page/no-such-page",
+      status: 404,
+    }),
   ]);
   expect(JSON.stringify(logLines)).not.toContain("secret");
+  expect(made.fastPathCounts.take()).toEqual({ "status page 200": 1 });
+  expect(made.fastPathCounts.take()).toEqual({});
 });
 
 describe("site detail", () => {
