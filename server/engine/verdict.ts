@@ -1,5 +1,6 @@
 import type { SiteState, SiteStatus } from "../contract/site.ts";
 import type { ItemStatus } from "../contract/status-page.ts";
+import { THRESHOLDS } from "./thresholds.ts";
 
 /**
  * The visitor-facing label of a site (spec 3, rule 1): paused wins, healthy and degraded are up, unhealthy is
@@ -23,3 +24,113 @@ export function itemStatus(state: SiteState, pause: boolean): ItemStatus {
 
 /** What a site's healthSummary says before the engine has judged it. */
 export const NOT_CHECKED_SUMMARY = "Not checked yet.";
+
+/** What the verdict needs of one check result. */
+export interface ResultSummary {
+  region: string;
+  /** When the check started, in ms since the epoch. */
+  at: number;
+  ok: boolean;
+  responseMs: number | null;
+  error: string | null;
+}
+
+export interface HealthInput {
+  now: number;
+  intervalMs: number;
+  timeoutMs: number;
+  slowMs: number;
+  /** The regions the site is checked from. */
+  regions: string[];
+  /** Recent results, any order; at least the last confirmFailures of each region. */
+  results: ResultSummary[];
+}
+
+export interface Health {
+  state: SiteState;
+  summary: string;
+  /** Regions where the site is down (confirmed failures). */
+  downIn: string[];
+}
+
+const ms = (value: number) => `${Math.round(value).toLocaleString("en")} ms`;
+const list = (regions: string[]) => regions.join(", ");
+
+/**
+ * The engine's verdict on a site from its recent results (pure). Per region, the latest fresh results decide:
+ * down when the last confirmFailures all failed, suspect when only the latest failed, slow when the latest
+ * succeeded above slowMs. Then: unhealthy when a majority of the regions with fresh results are down; degraded
+ * when some are down, suspect or slow; healthy otherwise; unknown when no region has a fresh result.
+ */
+export function judgeHealth(input: HealthInput): Health {
+  const freshFor = THRESHOLDS.freshIntervals * input.intervalMs + input.timeoutMs;
+  const byRegion = new Map<string, ResultSummary[]>();
+  for (const r of input.results) {
+    if (!input.regions.includes(r.region) || input.now - r.at > freshFor) continue;
+    const list = byRegion.get(r.region) ?? [];
+    list.push(r);
+    byRegion.set(r.region, list);
+  }
+  if (byRegion.size === 0) return { state: "unknown", summary: "No recent check result.", downIn: [] };
+  const down: string[] = [];
+  const suspect: string[] = [];
+  const slow: string[] = [];
+  let latestError: string | null = null;
+  let fastest = Number.POSITIVE_INFINITY;
+  let slowest = 0;
+  for (const [region, results] of [...byRegion].sort(([a], [b]) => a.localeCompare(b))) {
+    results.sort((a, b) => b.at - a.at);
+    const latest = results[0] as ResultSummary;
+    const streak = results.slice(0, THRESHOLDS.confirmFailures);
+    if (!latest.ok) {
+      latestError ??= latest.error;
+      if (streak.length === THRESHOLDS.confirmFailures && streak.every((r) => !r.ok)) down.push(region);
+      else suspect.push(region);
+    } else if (latest.responseMs !== null) {
+      fastest = Math.min(fastest, latest.responseMs);
+      slowest = Math.max(slowest, latest.responseMs);
+      if (latest.responseMs > input.slowMs) slow.push(region);
+    }
+  }
+  const judged = byRegion.size;
+  const reason = latestError ? `: ${latestError}` : "";
+  if (down.length > judged / 2) {
+    return { state: "unhealthy", summary: `Down in ${list(down)}${reason}.`, downIn: down };
+  }
+  if (down.length > 0) {
+    return {
+      state: "degraded",
+      summary: `Down in ${list(down)} (${down.length} of ${judged} regions)${reason}.`,
+      downIn: down,
+    };
+  }
+  if (suspect.length > 0) {
+    return {
+      state: "degraded",
+      summary: `A check failed in ${list(suspect)}, not yet confirmed${reason}.`,
+      downIn: [],
+    };
+  }
+  if (slow.length > 0) {
+    return {
+      state: "degraded",
+      summary: `Slow in ${list(slow)}: ${ms(slowest)}, above the ${ms(input.slowMs)} threshold.`,
+      downIn: [],
+    };
+  }
+  return { state: "healthy", summary: `Up: ${ms(fastest)} in ${list([...byRegion.keys()].sort())}.`, downIn: [] };
+}
+
+/** What happens to a page's automatic incident when a site's state changes. */
+export type IncidentMove = "open" | "resolve" | "update" | null;
+
+/**
+ * Unhealthy opens an incident; recovering to healthy or degraded resolves it; losing sight of the site while it
+ * is open (unknown: no fresh result, paused, disabled) is an update that leaves it open. Nothing else moves it.
+ */
+export function incidentMove(previous: SiteState, next: SiteState): IncidentMove {
+  if (previous === next) return null;
+  if (next === "unhealthy") return "open";
+  if (previous !== "unhealthy") return null;
+  return next === "unknown" ? "update" : "resolve";
+}
