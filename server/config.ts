@@ -63,7 +63,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? "environment");
-      return `${name}=${JSON.stringify(env[name] ?? "")}: ${issue.message}`;
+      // A URL's password (DATABASE_URL) must not reach a terminal or a log through an error message.
+      const shown = (env[name] ?? "").replace(/(\/\/[^/@:]*:)[^@/]*@/, "$1***@");
+      return `${name}=${JSON.stringify(shown)}: ${issue.message}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
   }

@@ -47,6 +47,17 @@ test.each([
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));
 });
 
+test("a bad DATABASE_URL is named without its password", () => {
+  let message = "";
+  try {
+    loadConfig({ DATABASE_URL: "mysql://app:s3cret@db/porch" });
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  expect(message).toContain('DATABASE_URL="mysql://app:***@db/porch"');
+  expect(message).not.toContain("s3cret");
+});
+
 test("empty variables count as unset", () => {
   expect(loadConfig({ PORT: "", DATABASE_URL: "" }).port).toBe(8787);
 });

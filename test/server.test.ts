@@ -1,64 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { createPostgresDatabase, hasPostgres } from "./helpers.ts";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Running {
-  child: ChildProcess;
-  port: number;
-  output: () => string;
-  stop: () => Promise<number | null>;
-}
-
-/** Starts `porchlight serve` as a user would and waits until it listens. */
-async function start(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const child = spawn("node", ["bin/porchlight.js", "serve"], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", DATABASE_URL: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (d) => {
-    output += d;
-  });
-  child.stderr?.on("data", (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (output.includes("porchlight listening")) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 50);
-    exited.then(() => {
-      clearInterval(timer);
-      reject(new Error(`server exited before listening:\n${output}`));
-    });
-  });
-  return {
-    child,
-    port,
-    output: () => output,
-    stop: () => {
-      child.kill("SIGTERM");
-      return exited;
-    },
-  };
-}
+import { createPostgresDatabase, hasPostgres, startServer as start } from "./helpers.ts";
 
 const tokenIn = (text: string) => /pl_[\w-]{43}/.exec(text)?.[0];
 

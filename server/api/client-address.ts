@@ -6,9 +6,14 @@ type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 function parse(value: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | null {
   if (!value) return null;
+  // Some proxies add the client's port: "1.2.3.4:5678" or "[2001:db8::1]:5678".
+  const text = value
+    .trim()
+    .replace(/^\[([^\]]+)\](?::\d+)?$/, "$1")
+    .replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, "$1");
   try {
     // process() unwraps IPv4-mapped IPv6 (::ffff:1.2.3.4), so one client has one spelling.
-    return ipaddr.process(value.trim());
+    return ipaddr.process(text);
   } catch {
     return null;
   }

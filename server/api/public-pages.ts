@@ -76,17 +76,23 @@ export function pageAccess({ store, clock, config }: Omit<PublicPageDeps, "views
       return;
     }
     const key = `${view.pageId}|${clientKey(clientAddress(c, config.trustedProxies))}`;
-    const seen = await limiter.get(key);
-    if (seen && seen.consumedPoints >= config.passwordAttempts) throw tooManyAttempts(seen.msBeforeNext);
     const raw = header(c, PASSWORD_HEADER);
-    if (raw === undefined || raw === "") throw passwordRequired();
-    const candidate = headerText(raw);
-    if (await matches(view, candidate)) return;
+    if (raw === undefined || raw === "") {
+      const seen = await limiter.get(key);
+      if (seen && seen.consumedPoints >= config.passwordAttempts) throw tooManyAttempts(seen.msBeforeNext);
+      throw passwordRequired();
+    }
+    // Every attempt is counted before it is checked, so attempts sent together cannot all slip past the limit;
+    // a right one gives its point back.
     try {
       await limiter.consume(key);
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) throw tooManyAttempts(rejection.msBeforeNext);
       throw rejection;
+    }
+    if (await matches(view, headerText(raw))) {
+      await limiter.reward(key);
+      return;
     }
     throw passwordIncorrect();
   };

@@ -20,6 +20,8 @@ export class ReadModel<V> {
   invalidate(): void {
     this.generation++;
     this.entries.clear();
+    // A build already under way read the store before the write: later readers must not join it.
+    this.building.clear();
   }
 
   /** The value for a key if it is built and fresh, without building it. */
@@ -33,7 +35,10 @@ export class ReadModel<V> {
     if (cached && this.clock.now().getTime() - cached.builtAt < this.ttlMs) return cached.value;
     let pending = this.building.get(key);
     if (!pending) {
-      pending = this.build(key, build).finally(() => this.building.delete(key));
+      const started: Promise<V | null> = this.build(key, build).finally(() => {
+        if (this.building.get(key) === started) this.building.delete(key);
+      });
+      pending = started;
       this.building.set(key, pending);
     }
     return pending;

@@ -247,12 +247,16 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
       async handler({ params, body, principal }) {
         const p = principal as Principal;
         const page = await loadPage(p, params.id);
-        if (body.confirmName !== page.name) {
-          throw badRequest("confirmName does not match the page's name exactly; nothing was deleted", [
+        const mismatch = () =>
+          badRequest("confirmName does not match the page's name exactly; nothing was deleted", [
             { field: "confirmName", message: "must equal the page's name, character for character" },
           ]);
+        if (body.confirmName !== page.name) throw mismatch();
+        if (!(await store.deletePage(p.workspaceId, params.id, body.confirmName))) {
+          // Renamed or deleted since it was read.
+          if (await store.getPage(p.workspaceId, params.id)) throw mismatch();
+          throw notFound("Status page");
         }
-        if (!(await store.deletePage(p.workspaceId, params.id))) throw notFound("Status page");
         changed();
         return envelope(200, "Status page deleted", { id: params.id });
       },

@@ -231,7 +231,7 @@ export const STAT_DAYS = { default: 30, min: 1, max: 90 } as const;
 export function parseStatDays(values: string[] | undefined): number {
   if (values?.length !== 1) return STAT_DAYS.default;
   const raw = values[0] ?? "";
-  if (!/^\d{1,15}(\.\d{0,20})?$/.test(raw)) return STAT_DAYS.default;
+  if (!/^\d+(\.\d*)?$/.test(raw)) return STAT_DAYS.default;
   const days = Math.floor(Number(raw));
   if (days < STAT_DAYS.min) return STAT_DAYS.default;
   return Math.min(days, STAT_DAYS.max);

@@ -105,6 +105,10 @@ export const StatusPageCreate = z
     customDomain: CustomDomain.nullable().default(null),
   })
   .refine((p) => p.visibility !== "password" || p.password !== undefined, passwordRule)
+  .refine((p) => p.visibility === "password" || p.password === undefined, {
+    message: "can only be set when visibility is password",
+    path: ["password"],
+  })
   .meta({ id: "StatusPageCreate" });
 export type StatusPageCreate = z.infer<typeof StatusPageCreate>;
 
@@ -129,10 +133,14 @@ export const StatusPageDelete = z
   })
   .meta({ id: "StatusPageDelete" });
 
+/** Numeric ids are PostgreSQL `serial` (int4): larger numbers cannot name anything. */
+const MAX_ID = 2_147_483_647;
+
 export const PageId = z
   .string()
   .regex(/^[1-9]\d{0,9}$/, "must be a numeric id")
   .transform(Number)
+  .refine((id) => id <= MAX_ID, `must be a numeric id up to ${MAX_ID}`)
   .meta({ description: "Status page id", example: "1" });
 export const ItemId = PageId.meta({ description: "Item id", example: "1" });
 export const IncidentId = PageId.meta({ description: "Incident id", example: "1" });

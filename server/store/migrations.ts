@@ -2,14 +2,17 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from "k
 
 type Dialect = "sqlite" | "postgres";
 
-/** Migrations in order. Each runs in a transaction on both dialects; never edit one that has shipped. */
+/**
+ * Migrations in order; never edit one that has shipped. Each runs in a transaction on both dialects: Kysely's
+ * migrator opens one on PostgreSQL, and `atomically` opens one on SQLite, where the migrator does not.
+ */
 function migrations(dialect: Dialect): Record<string, Migration> {
   const serial = dialect === "postgres" ? "serial" : "integer";
   const autoId = (col: import("kysely").ColumnDefinitionBuilder) =>
     dialect === "postgres" ? col.primaryKey() : col.primaryKey().autoIncrement();
   return {
     "0001_foundation": {
-      async up(db: Kysely<unknown>) {
+      up: atomically(dialect, async (db) => {
         await db.schema
           .createTable("meta")
           .addColumn("key", "text", (c) => c.primaryKey())
@@ -139,9 +142,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn("created_at", "text", (c) => c.notNull())
           .execute();
         await db.schema.createIndex("incident_updates_incident").on("incident_updates").column("incident_id").execute();
-      },
+      }),
     },
   };
+}
+
+function atomically(dialect: Dialect, up: (db: Kysely<unknown>) => Promise<void>) {
+  return (db: Kysely<unknown>) => (dialect === "sqlite" ? db.transaction().execute(up) : up(db));
 }
 
 class StaticProvider implements MigrationProvider {

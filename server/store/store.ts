@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, type LogEvent, PostgresDialect, type Selectable, SqliteDialect, sql, type Transaction } from "kysely";
+import { Kysely, type LogEvent, PostgresDialect, type Selectable, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { migrateToLatest } from "./migrations.ts";
 import type { Database } from "./schema.ts";
@@ -113,6 +113,7 @@ export class Store {
   private readonly principals = new Map<string, { principal: Principal; lastUsedAt: number }>();
   private principalsVersion: number | undefined;
   private principalsCheckedAt = 0;
+  private principalsEpoch = 0;
 
   /**
    * @param othersWrote a number that changes when another connection commits to the database. With it, the
@@ -138,12 +139,28 @@ export class Store {
     await this.db.destroy();
   }
 
-  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+  /**
+   * Runs fn in one transaction. On SQLite it begins IMMEDIATE: a transaction that reads and then writes would
+   * otherwise fail at once with SQLITE_BUSY when another process holds the write lock, instead of waiting for it
+   * (busy_timeout).
+   */
+  transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (this.dialect === "postgres") return this.db.transaction().execute(fn);
+    return this.db.connection().execute(async (conn) => {
+      await sql`begin immediate`.execute(conn);
+      try {
+        const result = await fn(conn);
+        await sql`commit`.execute(conn);
+        return result;
+      } catch (error) {
+        await sql`rollback`.execute(conn);
+        throw error;
+      }
+    });
   }
 
   /** Locks a workspace row for the rest of the transaction (PostgreSQL; SQLite serialises writers already). */
-  async lockWorkspace(trx: Transaction<Database>, workspaceId: string): Promise<void> {
+  async lockWorkspace(trx: Kysely<Database>, workspaceId: string): Promise<void> {
     if (this.dialect === "postgres") {
       await sql`select id from workspaces where id = ${workspaceId} for update`.execute(trx);
     }
@@ -225,7 +242,7 @@ export class Store {
     if (!row) return "missing";
     if (row.revoked_at) return "already";
     await this.db.updateTable("api_tokens").set({ revoked_at: now }).where("id", "=", id).execute();
-    this.principals.clear();
+    this.forgetPrincipals();
     return "revoked";
   }
 
@@ -240,6 +257,10 @@ export class Store {
       if (now.getTime() - cached.lastUsedAt > 60_000) await this.touchToken(cached.principal.tokenId, now, cached);
       return cached.principal;
     }
+    // What the cache may keep is decided by what was true before the lookup: if a revocation lands while it runs
+    // (here or in another process), the answer is used once but not kept.
+    const epoch = this.principalsEpoch;
+    const version = this.othersWrote?.();
     const row = await this.db
       .selectFrom("api_tokens as t")
       .innerJoin("users as u", "u.id", "t.user_id")
@@ -267,7 +288,7 @@ export class Store {
     };
     const entry = { principal, lastUsedAt: row.last_used_at ? Date.parse(row.last_used_at) : 0 };
     if (now.getTime() - entry.lastUsedAt > 60_000) await this.touchToken(row.id, now, entry);
-    if (this.othersWrote) {
+    if (this.othersWrote && epoch === this.principalsEpoch && version === this.othersWrote()) {
       if (this.principals.size >= 10_000) this.principals.clear();
       this.principals.set(tokenHash, entry);
     }
@@ -292,11 +313,16 @@ export class Store {
       this.principalsCheckedAt = checkedAt;
       const version = this.othersWrote();
       if (version !== this.principalsVersion) {
-        this.principals.clear();
+        this.forgetPrincipals();
         this.principalsVersion = version;
       }
     }
     return this.principals.get(tokenHash);
+  }
+
+  private forgetPrincipals(): void {
+    this.principals.clear();
+    this.principalsEpoch++;
   }
 
   private async touchToken(id: string, now: Date, entry: { lastUsedAt: number }): Promise<void> {
@@ -308,7 +334,7 @@ export class Store {
    * Runs `create` once per database, however many processes start at the same moment: the first to insert the
    * bootstrap marker wins, the others see it and skip.
    */
-  async once<T>(key: string, now: string, create: (trx: Transaction<Database>) => Promise<T>): Promise<T | null> {
+  async once<T>(key: string, now: string, create: (trx: Kysely<Database>) => Promise<T>): Promise<T | null> {
     try {
       return await this.transaction(async (trx) => {
         await trx.insertInto("meta").values({ key, value: now }).execute();
@@ -446,12 +472,16 @@ export class Store {
       .executeTakeFirst();
   }
 
-  /** Deletes a page with its items and incidents (foreign keys cascade); sites and their data stay. */
-  async deletePage(workspaceId: string, id: number): Promise<boolean> {
+  /**
+   * Deletes a page with its items and incidents (foreign keys cascade); sites and their data stay. The name is part
+   * of the delete itself, so a rename that lands after the caller read the page cannot be deleted by the old name.
+   */
+  async deletePage(workspaceId: string, id: number, name: string): Promise<boolean> {
     const result = await this.db
       .deleteFrom("status_pages")
       .where("id", "=", id)
       .where("workspace_id", "=", workspaceId)
+      .where("name", "=", name)
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }

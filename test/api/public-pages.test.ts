@@ -261,6 +261,11 @@ describeStores("public status page reads", (kind) => {
     expect((await via("198.51.100.200")).status).toBe(401);
     expect((await via("198.51.100.200")).status).toBe(429);
     expect((await via("198.51.100.201")).status).toBe(401);
+    // Proxies that append the client's port still key by the client, not by the proxy.
+    expect((await via("198.51.100.202:5555")).status).toBe(401);
+    expect((await via("198.51.100.202:6666")).status).toBe(401);
+    expect((await via("198.51.100.202:7777")).status).toBe(429);
+    expect((await via("[2001:db8:9::1]:443")).status).toBe(401);
   });
 
   test("a private page: members with a token only; others 401 saying sign-in is required", async () => {

@@ -33,6 +33,10 @@ test.each([
   [["90"], 90],
   [["1"], 1],
   [["5", "6"], 30],
+  [["10000000000000000"], 90],
+  [["9".repeat(400)], 90],
+  [["9".repeat(5000)], 90],
+  [[`${"1".repeat(5000)}x`], 30],
   [[""], 30],
 ])("parseStatDays(%j) is %i", (values, expected) => {
   expect(parseStatDays(values as string[] | undefined)).toBe(expected);

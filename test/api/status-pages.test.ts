@@ -77,6 +77,8 @@ describeStores("status pages API", (kind) => {
     [{ visibility: "password", password: " leading space" }, "password"],
     [{ visibility: "password", password: "trailing space " }, "password"],
     [{ visibility: "password", password: "line\nbreak!!" }, "password"],
+    [{ visibility: "public", password: "a long password" }, "password"],
+    [{ password: "a long password" }, "password"],
     [{ visibility: "secret" }, "visibility"],
     [{ customDomain: "https://status.example.com" }, "customDomain"],
     [{ customDomain: "status.example.com:8080" }, "customDomain"],
