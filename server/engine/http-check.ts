@@ -1,0 +1,288 @@
+import { lookup } from "node:dns/promises";
+import { isIP, type Socket, connect as tcpConnect } from "node:net";
+import { performance } from "node:perf_hooks";
+import { rootCertificates, type TLSSocket, connect as tlsConnect } from "node:tls";
+import ipaddr from "ipaddr.js";
+import { Client } from "undici";
+
+/** What one check asks of a target: the site's own settings. */
+export interface CheckTarget {
+  url: string;
+  method: string;
+  headers: { name: string; value: string }[];
+  timeoutMs: number;
+  successCodes: number[];
+  errorCodes: number[];
+}
+
+/** How checks behave: the same policy for every site of an engine. */
+export interface CheckPolicy {
+  /** Allow private, loopback and link-local targets (PORCHLIGHT_ALLOW_PRIVATE_TARGETS). */
+  allowPrivate: boolean;
+  /** Addresses of a host name; the engine passes a cached resolver, tests a fixed one. */
+  resolve?: (host: string) => Promise<string[]>;
+  /** Redirects followed before the check fails. */
+  maxRedirects?: number;
+  /** Body bytes read (enough for detection); the rest is never read. */
+  bodyCapBytes?: number;
+  /** Extra trusted certificate authorities (PEM), besides the system's. */
+  extraCa?: string[];
+}
+
+export interface Certificate {
+  subject: string;
+  issuer: string;
+  validFrom: string;
+  validTo: string;
+  /** Trusted chain, valid dates and the right host. */
+  authorized: boolean;
+  /** Why not, when not (OpenSSL's code, e.g. CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID). */
+  error: string | null;
+}
+
+/** One check's outcome as plain data: the checker measures, it never judges the site's health. */
+export interface CheckResult {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  timings: {
+    dnsMs: number | null;
+    connectMs: number | null;
+    tlsMs: number | null;
+    firstByteMs: number | null;
+    totalMs: number;
+  };
+  redirects: number;
+  finalUrl: string;
+  /** The address the last hop connected to. */
+  address: string | null;
+  certificate: Certificate | null;
+  headers: Record<string, string>;
+  /** The first bodyCapBytes of the final answer, as text. */
+  body: string;
+}
+
+export const CHECK_DEFAULTS = { maxRedirects: 5, bodyCapBytes: 256 * 1024 } as const;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const USER_AGENT = "Porchlight/0.1 (site monitoring; +https://github.com/porchlight)";
+
+class CheckFailure extends Error {}
+
+/** Whether an address may be checked: public unicast only, unless private targets are allowed. */
+export function addressAllowed(address: string, allowPrivate: boolean): { ok: true } | { ok: false; range: string } {
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  return allowPrivate || range === "unicast" ? { ok: true } : { ok: false, range };
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+function describe(error: unknown, timeoutMs: number): string {
+  const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
+  if (e instanceof CheckFailure) return e.message;
+  if (e.name === "TimeoutError" || e.name === "AbortError" || e.code === "UND_ERR_ABORTED") {
+    return `timed out after ${timeoutMs} ms`;
+  }
+  if (e.name === "HTTPParserError") return `invalid HTTP response (${e.message})`;
+  const code = e.code ?? e.cause?.code ?? "";
+  const known: Record<string, string> = {
+    ECONNREFUSED: "connection refused",
+    ECONNRESET: "connection reset by the server",
+    UND_ERR_SOCKET: "connection closed by the server",
+    EHOSTUNREACH: "host unreachable",
+    ENETUNREACH: "network unreachable",
+    ENOTFOUND: "DNS: host not found",
+    EAI_AGAIN: "DNS: lookup failed (temporary)",
+    UND_ERR_HEADERS_TIMEOUT: `timed out after ${timeoutMs} ms waiting for the response`,
+    UND_ERR_BODY_TIMEOUT: `timed out after ${timeoutMs} ms reading the response`,
+    HPE_INVALID_CONSTANT: "invalid HTTP response",
+    HPE_INVALID_STATUS: "invalid HTTP response",
+    HPE_INVALID_HEADER_TOKEN: "invalid HTTP response",
+    HPE_INVALID_VERSION: "invalid HTTP response",
+    EPROTO: "TLS handshake failed",
+  };
+  if (known[code]) return known[code] as string;
+  if (code.startsWith("HPE_")) return "invalid HTTP response";
+  if (code.startsWith("ERR_SSL") || code.includes("TLS")) return `TLS handshake failed (${code})`;
+  return code ? `${code}: ${e.message ?? ""}`.trim() : (e.message ?? "check failed");
+}
+
+/**
+ * Checks one site over HTTP or HTTPS, following redirects by hand so that every hop's address is checked
+ * against the policy where the socket really connects. Every bound holds: total time (the site's timeout),
+ * redirects, and body bytes read; a target that hangs, trickles, floods or speaks garbage ends within the timeout
+ * as a failed check with a reason.
+ */
+export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promise<CheckResult> {
+  const started = performance.now();
+  const deadline = AbortSignal.timeout(target.timeoutMs);
+  const maxRedirects = policy.maxRedirects ?? CHECK_DEFAULTS.maxRedirects;
+  const cap = policy.bodyCapBytes ?? CHECK_DEFAULTS.bodyCapBytes;
+  const timings: CheckResult["timings"] = { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null, totalMs: 0 };
+  let url = target.url;
+  let method = target.method;
+  let redirects = 0;
+  let address: string | null = null;
+  let certificate: Certificate | null = null;
+  const seen = new Set<string>();
+  const finish = (partial: Partial<CheckResult> & { ok: boolean; error: string | null }): CheckResult => ({
+    statusCode: null,
+    headers: {},
+    body: "",
+    ...partial,
+    timings: { ...timings, totalMs: round(performance.now() - started) },
+    redirects,
+    finalUrl: url,
+    address,
+    certificate,
+  });
+  try {
+    for (;;) {
+      const hop = new URL(url);
+      if (hop.protocol !== "http:" && hop.protocol !== "https:") {
+        throw new CheckFailure(`refused: only http and https can be checked, not ${hop.protocol}`);
+      }
+      seen.add(hop.href);
+      const host = hop.hostname.replace(/^\[|\]$/g, "");
+      const dnsStarted = performance.now();
+      const addresses = isIP(host) ? [host] : await (policy.resolve ?? defaultResolve)(host);
+      if (!isIP(host)) timings.dnsMs = round(performance.now() - dnsStarted);
+      const chosen = addresses[0];
+      if (!chosen) throw new CheckFailure(`DNS: ${host} has no address`);
+      const allowed = addressAllowed(chosen, policy.allowPrivate);
+      if (!allowed.ok) {
+        throw new CheckFailure(
+          `refused: ${host} is ${chosen} (${allowed.range}); checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true`,
+        );
+      }
+      address = chosen;
+      const hopResult = await request(hop, host, chosen, method, target, policy, deadline, cap, timings);
+      if (hopResult.certificate) certificate = hopResult.certificate;
+      const location = hopResult.headers.location;
+      if (REDIRECTS.has(hopResult.statusCode) && location) {
+        const next = new URL(location, hop).href;
+        if (seen.has(next)) throw new CheckFailure(`redirect loop at ${next}`);
+        if (redirects >= maxRedirects) throw new CheckFailure(`too many redirects (more than ${maxRedirects})`);
+        redirects++;
+        if (hopResult.statusCode === 303) method = "GET";
+        url = next;
+        continue;
+      }
+      const code = hopResult.statusCode;
+      let error: string | null = null;
+      if (certificate && !certificate.authorized) error = `certificate: ${certificate.error}`;
+      else if (target.errorCodes.includes(code)) error = `HTTP ${code} is listed as an error code`;
+      else if (!target.successCodes.includes(code) && code >= 400) error = `HTTP ${code}`;
+      return finish({ ok: error === null, error, statusCode: code, headers: hopResult.headers, body: hopResult.body });
+    }
+  } catch (caught) {
+    return finish({ ok: false, error: describe(caught, target.timeoutMs) });
+  }
+}
+
+async function defaultResolve(host: string): Promise<string[]> {
+  return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+}
+
+async function request(
+  hop: URL,
+  host: string,
+  addressToUse: string,
+  method: string,
+  target: CheckTarget,
+  policy: CheckPolicy,
+  deadline: AbortSignal,
+  cap: number,
+  timings: CheckResult["timings"],
+): Promise<{ statusCode: number; headers: Record<string, string>; body: string; certificate: Certificate | null }> {
+  const https = hop.protocol === "https:";
+  const port = Number(hop.port || (https ? 443 : 80));
+  let certificate: Certificate | null = null;
+  const connectStarted = performance.now();
+  const client = new Client(hop.origin, {
+    pipelining: 0,
+    connect(_options, callback) {
+      let socket: Socket | TLSSocket;
+      const fail = (error: Error) => callback(error, null);
+      if (https) {
+        const ca = policy.extraCa?.length ? [...rootCertificates, ...policy.extraCa] : undefined;
+        const tlsSocket = tlsConnect({
+          host: addressToUse,
+          port,
+          servername: isIP(host) ? undefined : host,
+          // Verified below, not refused: an invalid certificate is a finding to report with its reason.
+          rejectUnauthorized: false,
+          ALPNProtocols: ["http/1.1"],
+          ...(ca ? { ca } : {}),
+        });
+        tlsSocket.once("connect", () => {
+          timings.connectMs = round(performance.now() - connectStarted);
+        });
+        tlsSocket.once("secureConnect", () => {
+          timings.tlsMs = round(performance.now() - connectStarted - (timings.connectMs ?? 0));
+          const peer = tlsSocket.getPeerCertificate();
+          // Node sets authorizationError for the chain, the dates and the host name (servername) alike.
+          const error = tlsSocket.authorizationError ? String(tlsSocket.authorizationError) : null;
+          certificate = peer?.valid_to
+            ? {
+                subject: String(peer.subject?.CN ?? ""),
+                issuer: String(peer.issuer?.O ?? peer.issuer?.CN ?? ""),
+                validFrom: new Date(peer.valid_from).toISOString(),
+                validTo: new Date(peer.valid_to).toISOString(),
+                authorized: error === null,
+                error,
+              }
+            : null;
+          callback(null, tlsSocket);
+        });
+        socket = tlsSocket;
+      } else {
+        socket = tcpConnect({ host: addressToUse, port });
+        socket.once("connect", () => {
+          timings.connectMs = round(performance.now() - connectStarted);
+          callback(null, socket);
+        });
+      }
+      socket.once("error", fail);
+      return socket;
+    },
+  });
+  try {
+    const headers: Record<string, string> = {
+      "user-agent": USER_AGENT,
+      accept: "*/*",
+      "accept-encoding": "identity",
+    };
+    for (const h of target.headers) headers[h.name.toLowerCase()] = h.value;
+    const response = await client.request({
+      path: `${hop.pathname}${hop.search}`,
+      method,
+      headers,
+      signal: deadline,
+      headersTimeout: target.timeoutMs,
+      bodyTimeout: target.timeoutMs,
+    });
+    timings.firstByteMs ??= round(performance.now() - connectStarted);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer;
+      chunks.push(size + buffer.length > cap ? buffer.subarray(0, cap - size) : buffer);
+      size += buffer.length;
+      if (size >= cap) break;
+    }
+    response.body.destroy();
+    const flat: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+    }
+    return {
+      statusCode: response.statusCode,
+      headers: flat,
+      body: Buffer.concat(chunks).toString("utf8"),
+      certificate,
+    };
+  } finally {
+    void client.destroy().catch(() => {});
+  }
+}
