@@ -50,7 +50,8 @@ export const ErrorEnvelope = z
   .meta({ id: "Error" });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
-export const PER_PAGE_VALUES = [10, 25, 50] as const;
+/** The page sizes a list accepts; the first is the default. */
+export const PER_PAGE_VALUES = ["10", "25", "50"] as const;
 
 /** Query of every paginated list: page from 1, perPage one of 10 (default), 25 or 50. */
 export const PageQuery = z.strictObject({
@@ -61,7 +62,7 @@ export const PageQuery = z.strictObject({
     .optional()
     .meta({ description: "Page number, from 1", example: "1" }),
   perPage: z
-    .enum(["10", "25", "50"], { error: "must be one of 10, 25, 50" })
+    .enum(PER_PAGE_VALUES, { error: `must be one of ${PER_PAGE_VALUES.join(", ")}` })
     .transform(Number)
     .optional()
     .meta({ description: "Items per page: 10 (default), 25 or 50" }),
