@@ -201,6 +201,7 @@ export async function seedStats(store: Store, siteId: string, now: Date, days: n
       checks_total: 100,
       checks_up: 100 - down,
       downtime_minutes: down * 5,
+      downtime_ms: down * 5 * 60_000,
       version: 1,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),

@@ -1,3 +1,4 @@
+import type { Insertable } from "kysely";
 import { z } from "zod";
 import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
 import { Envelope, PageQuery, Pagination } from "../contract/common.ts";
@@ -13,6 +14,7 @@ import {
   type StatEntry,
 } from "../contract/site.ts";
 import { NOT_CHECKED_SUMMARY, siteStatus } from "../engine/verdict.ts";
+import type { Database } from "../store/schema.ts";
 import { newId, type Principal, type SiteRow, type Store } from "../store/store.ts";
 import { invalidField, notFound } from "./errors.ts";
 import type { ReadModel } from "./read-model.ts";
@@ -56,17 +58,21 @@ export function siteView(row: SiteRow): Site {
     sslInfo: parseJson(row.ssl_info),
     domain: parseJson(row.domain_info),
     ...(wordpress ? { wordpress } : {}),
+    slowThresholdMs: row.slow_threshold_ms,
     state,
     status: siteStatus(state, pause),
   };
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+/** Milliseconds as minutes, to a tenth. */
+const minutes = (ms: number) => Math.round(ms / 6000) / 10;
 
 /** A site and its daily statistics over the longest window (90 days): what every site detail is cut from. */
 export interface SiteRecord {
   workspaceId: string;
   site: Site;
+  conditions: SiteDetail["conditions"];
   days: { entry: StatEntry; total: number; up: number; downtime: number }[];
   /** Detail answers by statDays and role, with their serialization, made on first use. */
   answers: Map<string, { body: SiteDetailEnvelope; json: Uint8Array<ArrayBuffer> }>;
@@ -82,6 +88,7 @@ export async function loadSiteRecord(store: Store, id: string, now: Date): Promi
     workspaceId: row.workspace_id,
     answers: new Map(),
     site: siteView(row),
+    conditions: JSON.parse(row.conditions),
     days: stats
       .filter((s) => s.checks_total > 0)
       .map((s) => {
@@ -96,10 +103,13 @@ export async function loadSiteRecord(store: Store, id: string, now: Date): Promi
             createdAt: s.created_at,
             updatedAt: s.updated_at,
             __v: s.version,
+            responseTimeMs: s.response_count > 0 ? Math.round(s.response_ms_sum / s.response_count) : null,
+            checks: s.checks_total,
+            downtimeMinutes: minutes(s.downtime_ms),
           },
           total: s.checks_total,
           up: s.checks_up,
-          downtime: s.downtime_minutes,
+          downtime: s.downtime_ms,
         };
       }),
   };
@@ -127,11 +137,11 @@ export function siteDetail(record: SiteRecord, principal: Principal, statDays: n
     uptimeSummary: {
       uptimePercentage: uptime,
       downtimePercentage: uptime === null ? null : round3(100 - uptime),
-      totalDowntimeMinutes: downtime,
+      totalDowntimeMinutes: minutes(downtime),
       daysCount: stat.length,
     },
     stat,
-    conditions: [],
+    conditions: record.conditions,
   };
 }
 
@@ -151,9 +161,11 @@ type WritableColumns = Pick<
   | "error_codes"
   | "enabled"
   | "regions"
+  | "slow_threshold_ms"
+  | "wordpress"
 >;
 
-function siteColumns(input: Partial<SiteCreate>): Partial<WritableColumns> {
+function siteColumns(input: Partial<SiteCreate> & Pick<SitePatch, "wordpress">): Partial<WritableColumns> {
   const out: Partial<WritableColumns> = {};
   if (input.url !== undefined) out.url = input.url;
   if (input.name !== undefined) out.name = input.name;
@@ -168,6 +180,8 @@ function siteColumns(input: Partial<SiteCreate>): Partial<WritableColumns> {
   if (input.errorCodes !== undefined) out.error_codes = JSON.stringify(input.errorCodes);
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.regions !== undefined) out.regions = JSON.stringify([...new Set(input.regions)]);
+  if (input.slowThresholdMs !== undefined) out.slow_threshold_ms = input.slowThresholdMs;
+  if ("wordpress" in input && input.wordpress !== undefined) out.wordpress = JSON.stringify(input.wordpress);
   return out;
 }
 
@@ -250,7 +264,7 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
       async handler({ body, principal }) {
         const p = principal as Principal;
         const now = clock.now().toISOString();
-        const row: SiteRow = {
+        const row: Insertable<Database["sites"]> = {
           id: newId(),
           workspace_id: p.workspaceId,
           version: 0,
@@ -268,6 +282,10 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
           wordpress: null,
           created_at: now,
           updated_at: now,
+          judged_at: null,
+          rejudge_at: null,
+          conditions_at: null,
+          domain_checked_at: null,
         };
         await store.insertSite(row);
         changed();

@@ -16,6 +16,8 @@ export const DEFAULT_SUCCESS_CODES = [200, 201, 202, 203, 204, 205, 206, 207, 20
 
 export const CHECK_INTERVAL = { min: 30, max: 86_400, default: 300 } as const;
 export const TIMEOUT = { min: 1, max: 120, default: 30 } as const;
+/** A successful check slower than slowThresholdMs makes the site degraded. */
+export const SLOW_THRESHOLD_MS = { min: 50, max: 120_000, default: 2000 } as const;
 
 export const SiteId = z
   .string()
@@ -84,7 +86,17 @@ const writable = {
   errorCodes: z.array(HttpCode).max(500).meta({ description: "HTTP codes counted as failure" }),
   enabled: z.boolean(),
   regions: z.array(Region).min(1).max(16).meta({ description: "Regions the site is checked from" }),
+  slowThresholdMs: z
+    .int()
+    .min(SLOW_THRESHOLD_MS.min)
+    .max(SLOW_THRESHOLD_MS.max)
+    .meta({
+      description: `A successful check slower than this (ms) makes the site degraded, ${SLOW_THRESHOLD_MS.min} to ${SLOW_THRESHOLD_MS.max}`,
+    }),
 };
+
+/** WordPress detection as stored: the engine's finding, or the owner's when manualOverride is true. */
+export const WordPress = z.object({ value: z.boolean(), manualOverride: z.boolean() });
 
 function timeoutWithinInterval(site: { timeout?: number; checkInterval?: number }) {
   return site.timeout === undefined || site.checkInterval === undefined || site.timeout <= site.checkInterval;
@@ -106,6 +118,7 @@ export const SiteCreate = z
     errorCodes: writable.errorCodes.default([]),
     enabled: writable.enabled.default(true),
     regions: writable.regions.default(["local"]),
+    slowThresholdMs: writable.slowThresholdMs.default(SLOW_THRESHOLD_MS.default),
   })
   .refine(timeoutWithinInterval, timeoutRule)
   .meta({ id: "SiteCreate" });
@@ -126,6 +139,14 @@ export const SitePatch = z
     errorCodes: writable.errorCodes.optional(),
     enabled: writable.enabled.optional(),
     regions: writable.regions.optional(),
+    slowThresholdMs: writable.slowThresholdMs.optional(),
+    wordpress: z
+      .strictObject({ value: z.boolean(), manualOverride: z.boolean() })
+      .optional()
+      .meta({
+        description:
+          "Set manualOverride true to fix value yourself (the engine then leaves it alone); false hands it back to detection",
+      }),
   })
   .refine(timeoutWithinInterval, timeoutRule)
   .meta({ id: "SitePatch" });
@@ -147,6 +168,9 @@ export const StatEntry = z.object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   __v: z.int(),
+  responseTimeMs: z.number().nullable().meta({ description: "Mean response time of the day's successful checks" }),
+  checks: z.int().meta({ description: "Checks recorded that day, all regions" }),
+  downtimeMinutes: z.number().meta({ description: "Minutes the site was unhealthy that day" }),
 });
 export type StatEntry = z.infer<typeof StatEntry>;
 
@@ -204,10 +228,10 @@ export const Site = z
       .object({ domain: z.string(), expiresAt: Timestamp.nullable(), registrar: z.string().nullable() })
       .nullable()
       .meta({ description: "null until the domain has been looked up" }),
-    wordpress: z
-      .object({ value: z.boolean(), manualOverride: z.boolean() })
-      .optional()
-      .meta({ description: "Present when WordPress detection has run" }),
+    wordpress: WordPress.optional().meta({
+      description: "Present once detection has run or the owner has set it (manualOverride)",
+    }),
+    slowThresholdMs: writable.slowThresholdMs,
     state: SiteState,
     status: SiteStatus,
   })

@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 
 type Dialect = "sqlite" | "postgres";
+type ColumnBuilder = import("kysely").ColumnDefinitionBuilder;
 
 /**
  * Migrations in order; never edit one that has shipped. Each runs in a transaction on both dialects: Kysely's
@@ -142,6 +143,71 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn("created_at", "text", (c) => c.notNull())
           .execute();
         await db.schema.createIndex("incident_updates_incident").on("incident_updates").column("incident_id").execute();
+      }),
+    },
+    "0002_engine": {
+      up: atomically(dialect, async (db) => {
+        const addToSites = [
+          ["slow_threshold_ms", "integer", (c: ColumnBuilder) => c.notNull().defaultTo(2000)],
+          ["conditions", "text", (c: ColumnBuilder) => c.notNull().defaultTo("[]")],
+          ["judged_at", "text", (c: ColumnBuilder) => c],
+          ["rejudge_at", "text", (c: ColumnBuilder) => c],
+          ["conditions_at", "text", (c: ColumnBuilder) => c],
+          ["domain_checked_at", "text", (c: ColumnBuilder) => c],
+        ] as const;
+        for (const [name, type, build] of addToSites) {
+          await db.schema.alterTable("sites").addColumn(name, type, build).execute();
+        }
+        await db.schema.createIndex("sites_rejudge").on("sites").column("rejudge_at").execute();
+        // One row per site and region: when that region checks it next, who holds the lease, and its last results.
+        await db.schema
+          .createTable("site_checks")
+          .addColumn("site_id", "text", (c) => c.notNull().references("sites.id").onDelete("cascade"))
+          .addColumn("region", "text", (c) => c.notNull())
+          .addColumn("next_check_at", "text", (c) => c.notNull())
+          .addColumn("lease_owner", "text")
+          .addColumn("lease_until", "text")
+          .addColumn("recent", "text", (c) => c.notNull().defaultTo("[]"))
+          .addPrimaryKeyConstraint("site_checks_pk", ["site_id", "region"])
+          .execute();
+        await db.schema.createIndex("site_checks_due").on("site_checks").columns(["region", "next_check_at"]).execute();
+        await db.schema
+          .createTable("check_results")
+          .addColumn("id", serial, autoId)
+          .addColumn("site_id", "text", (c) => c.notNull().references("sites.id").onDelete("cascade"))
+          .addColumn("region", "text", (c) => c.notNull())
+          .addColumn("at", "text", (c) => c.notNull())
+          .addColumn("ok", "integer", (c) => c.notNull())
+          .addColumn("slow", "integer", (c) => c.notNull())
+          .addColumn("status_code", "integer")
+          .addColumn("response_ms", "integer")
+          .addColumn("error", "text")
+          .addColumn("timings", "text", (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex("check_results_site").on("check_results").columns(["site_id", "at"]).execute();
+        await db.schema.createIndex("check_results_at").on("check_results").column("at").execute();
+        const addToStats = [
+          ["downtime_ms", "integer"],
+          ["slow_count", "integer"],
+          ["response_count", "integer"],
+          ["response_ms_sum", "double precision"],
+        ] as const;
+        for (const [name, type] of addToStats) {
+          await db.schema
+            .alterTable("daily_stats")
+            .addColumn(name, type, (c) => c.notNull().defaultTo(0))
+            .execute();
+        }
+        // Automatic incidents belong to a site; manual ones have none.
+        await db.schema
+          .alterTable("incidents")
+          .addColumn("site_id", "text", (c) => c.references("sites.id").onDelete("set null"))
+          .execute();
+        await db.schema
+          .alterTable("incidents")
+          .addColumn("source", "text", (c) => c.notNull().defaultTo("manual"))
+          .execute();
+        await db.schema.createIndex("incidents_site").on("incidents").columns(["site_id", "resolved_at"]).execute();
       }),
     },
   };

@@ -47,6 +47,32 @@ export interface Database {
     wordpress: string | null;
     created_at: string;
     updated_at: string;
+    slow_threshold_ms: Generated<number>;
+    conditions: Generated<string>;
+    judged_at: string | null;
+    rejudge_at: string | null;
+    conditions_at: string | null;
+    domain_checked_at: string | null;
+  };
+  site_checks: {
+    site_id: string;
+    region: string;
+    next_check_at: string;
+    lease_owner: string | null;
+    lease_until: string | null;
+    recent: string;
+  };
+  check_results: {
+    id: Generated<number>;
+    site_id: string;
+    region: string;
+    at: string;
+    ok: number;
+    slow: number;
+    status_code: number | null;
+    response_ms: number | null;
+    error: string | null;
+    timings: string;
   };
   daily_stats: {
     id: string;
@@ -55,6 +81,10 @@ export interface Database {
     checks_total: number;
     checks_up: number;
     downtime_minutes: number;
+    downtime_ms: Generated<number>;
+    slow_count: Generated<number>;
+    response_count: Generated<number>;
+    response_ms_sum: Generated<number>;
     version: number;
     created_at: string;
     updated_at: string;
@@ -91,6 +121,8 @@ export interface Database {
     resolved_at: string | null;
     created_at: string;
     updated_at: string;
+    site_id: Generated<string | null>;
+    source: Generated<string>;
   };
   incident_updates: {
     id: Generated<number>;

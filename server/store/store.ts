@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, type LogEvent, PostgresDialect, type Selectable, SqliteDialect, sql } from "kysely";
+import { type Insertable, Kysely, type LogEvent, PostgresDialect, type Selectable, SqliteDialect, sql } from "kysely";
 import pg from "pg";
+import { RESCHEDULING_COLUMNS, scheduleSoon } from "./checks.ts";
 import { migrateToLatest } from "./migrations.ts";
 import type { Database } from "./schema.ts";
 
@@ -381,24 +382,44 @@ export class Store {
     return this.db.selectFrom("sites").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
-  async insertSite(row: SiteRow): Promise<void> {
-    await this.db.insertInto("sites").values(row).execute();
+  /** Inserts a site and schedules its first check in each of its regions within seconds. */
+  async insertSite(row: Insertable<Database["sites"]>): Promise<void> {
+    await this.transaction(async (trx) => {
+      await trx.insertInto("sites").values(row).execute();
+      await scheduleSoon(trx, row.id, JSON.parse(row.regions), row.created_at);
+    });
   }
 
-  /** Writes the changed columns and counts the update in `version`; undefined when not the workspace's site. */
+  /**
+   * Writes the changed columns and counts the update in `version`; undefined when not the workspace's site. A
+   * change to what or where a site is checked (or a resume) schedules a check within seconds and asks the engine
+   * to judge the site again.
+   */
   async updateSite(
     workspaceId: string,
     id: string,
     changes: Partial<SiteRow>,
     now: string,
   ): Promise<SiteRow | undefined> {
-    return this.db
-      .updateTable("sites")
-      .set({ ...changes, updated_at: now, version: sql`version + 1` })
-      .where("id", "=", id)
-      .where("workspace_id", "=", workspaceId)
-      .returningAll()
-      .executeTakeFirst();
+    return this.transaction(async (trx) => {
+      const row = await trx
+        .updateTable("sites")
+        .set({ ...changes, updated_at: now, version: sql`version + 1` })
+        .where("id", "=", id)
+        .where("workspace_id", "=", workspaceId)
+        .returningAll()
+        .executeTakeFirst();
+      if (row && Object.keys(changes).some((key) => RESCHEDULING_COLUMNS.has(key))) {
+        await scheduleSoon(trx, row.id, JSON.parse(row.regions), now);
+        return trx
+          .updateTable("sites")
+          .set({ rejudge_at: now })
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      }
+      return row;
+    });
   }
 
   async deleteSite(workspaceId: string, id: string): Promise<boolean> {
@@ -575,7 +596,7 @@ export class Store {
   }
 
   /** Inserts an incident and its first update in one transaction. */
-  async createIncident(row: Omit<IncidentRow, "id">, message: string): Promise<number> {
+  async createIncident(row: Insertable<Database["incidents"]>, message: string): Promise<number> {
     return this.transaction(async (trx) => {
       const { id } = await trx.insertInto("incidents").values(row).returning("id").executeTakeFirstOrThrow();
       await trx
