@@ -38,6 +38,14 @@ export const ConfigSchema = z.object({
   PORCHLIGHT_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   PORCHLIGHT_PASSWORD_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86400).default(900),
   PORCHLIGHT_VIEW_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  PORCHLIGHT_REGION: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "must be lowercase letters, digits and dashes (at most 32)")
+    .default("local"),
+  PORCHLIGHT_ENGINE: z.enum(["on", "off"]).default("on"),
+  PORCHLIGHT_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
+  PORCHLIGHT_CHECK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(500),
+  PORCHLIGHT_RESULT_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(48),
 });
 
 export type Config = {
@@ -52,6 +60,11 @@ export type Config = {
   passwordAttempts: number;
   passwordWindowSeconds: number;
   viewTtlSeconds: number;
+  region: string;
+  engine: boolean;
+  allowPrivateTargets: boolean;
+  checkConcurrency: number;
+  resultRetentionHours: number;
 };
 
 export class ConfigError extends Error {}
@@ -82,5 +95,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordAttempts: e.PORCHLIGHT_PASSWORD_ATTEMPTS,
     passwordWindowSeconds: e.PORCHLIGHT_PASSWORD_WINDOW_SECONDS,
     viewTtlSeconds: e.PORCHLIGHT_VIEW_TTL_SECONDS,
+    region: e.PORCHLIGHT_REGION,
+    engine: e.PORCHLIGHT_ENGINE === "on",
+    allowPrivateTargets: e.PORCHLIGHT_ALLOW_PRIVATE_TARGETS === "true",
+    checkConcurrency: e.PORCHLIGHT_CHECK_CONCURRENCY,
+    resultRetentionHours: e.PORCHLIGHT_RESULT_RETENTION_HOURS,
   };
 }

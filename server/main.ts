@@ -1,12 +1,18 @@
+import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parseArgs } from "node:util";
 import pino from "pino";
 import { bootstrapOwner } from "./accounts/accounts.ts";
 import { createApp } from "./api/app.ts";
+import { systemClock } from "./api/time.ts";
 import { runCommand, USAGE } from "./cli/commands.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { createLogger } from "./log.ts";
-import { openStore } from "./store/store.ts";
+import { DomainLookup, loadBootstrap, refreshBootstrap } from "./engine/domain.ts";
+import { Engine } from "./engine/engine.ts";
+import type { RecordSummary } from "./engine/record.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { openStore, type Store } from "./store/store.ts";
 
 const io = {
   out: (line: string) => process.stdout.write(`${line}\n`),
@@ -36,7 +42,9 @@ async function startServer(config: Config): Promise<void> {
       ].join("\n"),
     );
   }
-  const { listener, fastPathCounts } = createApp({ store, config, logger });
+  const { listener, fastPathCounts, recorded } = createApp({ store, config, logger });
+  const engine = config.engine ? createEngine(store, config, logger, config.region, recorded) : null;
+  engine?.start();
   let countedSince = Date.now();
   const logCounts = () => {
     const counts = fastPathCounts.take();
@@ -56,15 +64,63 @@ async function startServer(config: Config): Promise<void> {
     logger.info("shutting down");
     server.close(
       () =>
-        void store.close().then(() => {
-          destination.flushSync();
-          process.exit(0);
-        }),
+        void Promise.resolve(engine?.stop())
+          .then(() => store.close())
+          .then(() => {
+            destination.flushSync();
+            process.exit(0);
+          }),
     );
     setTimeout(() => process.exit(0), 5000).unref();
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+/** An engine for a region, configured from the environment. */
+function createEngine(
+  store: Store,
+  config: Config,
+  logger: Logger,
+  region: string,
+  onRecorded?: (summary: RecordSummary) => void,
+): Engine {
+  return new Engine({
+    store,
+    region,
+    clock: systemClock,
+    logger,
+    concurrency: config.checkConcurrency,
+    retentionHours: config.resultRetentionHours,
+    policy: { allowPrivate: config.allowPrivateTargets },
+    domains: new DomainLookup({ bootstrap: loadBootstrap(config.dataDir) }),
+    ...(onRecorded ? { onRecorded } : {}),
+  });
+}
+
+/** `porchlight worker`: an engine alone, checking from one region, until SIGINT or SIGTERM. */
+async function startWorker(config: Config, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { region: { type: "string" } } });
+  const region = values.region ?? config.region;
+  if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(region)) {
+    io.err(`--region ${JSON.stringify(region)}: must be lowercase letters, digits and dashes (at most 32)`);
+    return 2;
+  }
+  const logger = createLogger(config.logLevel);
+  const store = await openStore(config);
+  const engine = createEngine(store, config, logger, region);
+  engine.start();
+  const stop = () => {
+    logger.info("shutting down");
+    void engine
+      .stop()
+      .then(() => store.close())
+      .finally(() => process.exit(0));
+    setTimeout(() => process.exit(0), 5000).unref();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return new Promise<number>(() => {});
 }
 
 /** The `porchlight` command. Returns an exit code, or never returns while serving. */
@@ -86,6 +142,22 @@ export async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === "serve") {
     await startServer(config);
     return 0;
+  }
+  try {
+    if (argv[0] === "worker") return await startWorker(config, argv.slice(1));
+    if (argv[0] === "rdap" && argv[1] === "refresh") {
+      const { values } = parseArgs({ args: argv.slice(2), strict: true, options: { from: { type: "string" } } });
+      mkdirSync(config.dataDir, { recursive: true });
+      const bootstrap = await refreshBootstrap(config.dataDir, values.from);
+      io.out(
+        `Saved the RDAP bootstrap (${bootstrap.services.length} services, published ${bootstrap.publication ?? "unknown"}) to ${config.dataDir}`,
+      );
+      return 0;
+    }
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    io.err(e.message ?? String(error));
+    return e.code?.startsWith("ERR_PARSE_ARGS") ? 2 : 1;
   }
   const store = await openStore(config);
   try {

@@ -127,14 +127,14 @@ export function makeApp(
   options: { clock?: TestClock; env?: Record<string, string>; logger?: ReturnType<typeof createLogger> } = {},
 ) {
   const clock = options.clock ?? new TestClock();
-  const { app, listener, fastPath, fastPathCounts } = createApp({
+  const { app, listener, fastPath, fastPathCounts, recorded } = createApp({
     store,
     config: testConfig(options.env),
     logger: options.logger ?? createLogger("silent"),
     clock,
     checkResponses: true,
   });
-  return { app, listener, fastPath, fastPathCounts, clock };
+  return { app, listener, fastPath, fastPathCounts, recorded, clock };
 }
 
 /** A user owning a workspace on a plan, with a token. */

@@ -167,5 +167,15 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (!fastPath(req, res)) void appListener(req, res);
   };
-  return { app, listener, fastPath, fastPathCounts: counts };
+  /**
+   * What the engine calls after writing: the sites' records rebuild on their next read; status pages rebuild at
+   * once when a state or an incident changed, and otherwise within PORCHLIGHT_VIEW_TTL_SECONDS (check times and
+   * response times), so that a busy engine does not rebuild every page several times a second.
+   */
+  const recorded = (summary: { sites: string[]; pagesChanged: boolean }) => {
+    const ids = new Set(summary.sites);
+    records.drop((key) => ids.has(key.slice(0, key.indexOf("|"))));
+    if (summary.pagesChanged) views.invalidate();
+  };
+  return { app, listener, fastPath, fastPathCounts: counts, recorded };
 }

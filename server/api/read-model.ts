@@ -24,6 +24,13 @@ export class ReadModel<V> {
     this.building.clear();
   }
 
+  /** Drops the entries whose key matches, and keeps builds under way from being kept. */
+  drop(matches: (key: string) => boolean): void {
+    this.generation++;
+    for (const key of this.entries.keys()) if (matches(key)) this.entries.delete(key);
+    this.building.clear();
+  }
+
   /** The value for a key if it is built and fresh, without building it. */
   peek(key: string): V | undefined {
     const cached = this.entries.get(key);

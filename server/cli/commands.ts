@@ -5,6 +5,8 @@ import type { Store } from "../store/store.ts";
 export const USAGE = `Usage: porchlight <command>
 
   serve                                   API, hosted pages and engine in one process (what npm start runs)
+  worker [--region R]                     an engine alone, checking from region R (default PORCHLIGHT_REGION)
+  rdap refresh [--from URL]               downloads IANA's RDAP bootstrap file into the data directory
   user create --email E [--plan P]        a user owning a new workspace (plan free|solo|team|stack, default free)
   user create --email E --join OWNER_EMAIL [--role R]
                                           a member of OWNER_EMAIL's workspace (role admin|editor|viewer, default viewer)

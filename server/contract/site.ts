@@ -140,13 +140,10 @@ export const SitePatch = z
     enabled: writable.enabled.optional(),
     regions: writable.regions.optional(),
     slowThresholdMs: writable.slowThresholdMs.optional(),
-    wordpress: z
-      .strictObject({ value: z.boolean(), manualOverride: z.boolean() })
-      .optional()
-      .meta({
-        description:
-          "Set manualOverride true to fix value yourself (the engine then leaves it alone); false hands it back to detection",
-      }),
+    wordpress: z.strictObject({ value: z.boolean(), manualOverride: z.boolean() }).optional().meta({
+      description:
+        "Set manualOverride true to fix value yourself (the engine then leaves it alone); false hands it back to detection",
+    }),
   })
   .refine(timeoutWithinInterval, timeoutRule)
   .meta({ id: "SitePatch" });

@@ -13,6 +13,8 @@ export interface CheckTarget {
   timeoutMs: number;
   successCodes: number[];
   errorCodes: number[];
+  /** The engine's region, named in the User-Agent so that a target's owner can tell the regions apart. */
+  region?: string;
 }
 
 /** How checks behave: the same policy for every site of an engine. */
@@ -64,7 +66,7 @@ export interface CheckResult {
 
 export const CHECK_DEFAULTS = { maxRedirects: 5, bodyCapBytes: 256 * 1024 } as const;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const USER_AGENT = "Porchlight/0.1 (site monitoring; +https://github.com/porchlight)";
+const userAgent = (region = "local") => `Porchlight/0.1 (site monitoring; region ${region})`;
 
 class CheckFailure extends Error {}
 
@@ -249,7 +251,7 @@ async function request(
   });
   try {
     const headers: Record<string, string> = {
-      "user-agent": USER_AGENT,
+      "user-agent": userAgent(target.region),
       accept: "*/*",
       "accept-encoding": "identity",
     };

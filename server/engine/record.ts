@@ -304,7 +304,11 @@ async function judgeSites(
     let health: Health;
     let rejudgeAt: number | null = null;
     if (site.pause === 1 || site.enabled === 0) {
-      health = { state: "unknown", summary: site.pause === 1 ? "Paused: not checked." : "Disabled: not checked.", downIn: [] };
+      health = {
+        state: "unknown",
+        summary: site.pause === 1 ? "Paused: not checked." : "Disabled: not checked.",
+        downIn: [],
+      };
     } else {
       const recent = results.get(id) ?? [];
       health = judgeHealth({ now, intervalMs, timeoutMs, slowMs: site.slow_threshold_ms, regions, results: recent });
@@ -354,7 +358,9 @@ async function judgeSites(
         if (before?.expiresAt !== cert.expiresAt) change.conditions_at = null;
       }
       const wp = [...mine].reverse().find((o) => o.wordpress !== null)?.wordpress;
-      const stored = site.wordpress ? (JSON.parse(site.wordpress) as { value: boolean; manualOverride: boolean }) : null;
+      const stored = site.wordpress
+        ? (JSON.parse(site.wordpress) as { value: boolean; manualOverride: boolean })
+        : null;
       if (wp !== undefined && wp !== null && !stored?.manualOverride && stored?.value !== wp) {
         change.wordpress = JSON.stringify({ value: wp, manualOverride: false });
       }
@@ -381,7 +387,10 @@ async function judgeSites(
     for (const id of needConditions) {
       const site = sites.get(id) as SiteRow;
       const change = updates.get(id) as Partial<SiteRow>;
-      const ssl = JSON.parse(change.ssl_info ?? site.ssl_info ?? "null") as { expiresAt: string; issuer: string } | null;
+      const ssl = JSON.parse(change.ssl_info ?? site.ssl_info ?? "null") as {
+        expiresAt: string;
+        issuer: string;
+      } | null;
       const domain = JSON.parse(site.domain_info ?? "null") as { domain: string; expiresAt: string | null } | null;
       const w = windows.find((x) => x.site_id === id);
       const conditions: Condition[] = judgeConditions({
@@ -468,7 +477,10 @@ async function moveIncidents(
   let rows = 0;
   const touched = new Set<number>();
   const addUpdate = async (incidentId: number, status: string, message: string) => {
-    await trx.insertInto("incident_updates").values({ incident_id: incidentId, status, message, created_at: at }).execute();
+    await trx
+      .insertInto("incident_updates")
+      .values({ incident_id: incidentId, status, message, created_at: at })
+      .execute();
     await trx
       .updateTable("incidents")
       .set({ status, updated_at: at, ...(status === "resolved" ? { resolved_at: at } : {}) })

@@ -1,0 +1,259 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { Clock } from "../api/time.ts";
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/store.ts";
+import { DnsCache } from "./dns-cache.ts";
+import { DOMAIN_CACHE, type DomainInfo, DomainLookup } from "./domain.ts";
+import { type CheckPolicy, checkHttp } from "./http-check.ts";
+import {
+  claimDue,
+  type DueCheck,
+  type Outcome,
+  pruneResults,
+  type RecordSummary,
+  recordOutcomes,
+  sweep,
+} from "./record.ts";
+import { detectWordPress } from "./wordpress.ts";
+
+export interface EngineOptions {
+  store: Store;
+  /** The region this engine checks from (PORCHLIGHT_REGION). */
+  region: string;
+  clock: Clock;
+  logger: Logger;
+  /** Checks running at once, at most. */
+  concurrency: number;
+  /** Raw results are kept this long. */
+  retentionHours: number;
+  policy: CheckPolicy;
+  /** Domain registrations; null leaves them unknown. */
+  domains: DomainLookup | null;
+  /** Called after every write, so the API's cached reads of these sites rebuild. */
+  onRecorded?: (summary: RecordSummary) => void;
+  /** How often to look for due checks, and to write buffered results. */
+  pollMs?: number;
+  flushMs?: number;
+}
+
+/** Timer periods of the engine's background work. */
+export const ENGINE_TIMERS = { pollMs: 200, flushMs: 250, sweepMs: 5000, pruneMs: 10 * 60_000 } as const;
+/** Results written in one transaction, at most. */
+const FLUSH_BATCH = 1000;
+
+/** Figures the benchmark and the logs read. */
+export class EngineStats {
+  checks = 0;
+  transactions = 0;
+  rows = 0;
+  /** Scheduler lag of each claimed check (ms): claim time minus due time. */
+  lags: number[] = [];
+}
+
+/**
+ * The monitoring engine of one region: claims due checks from the store with a lease, runs them concurrently,
+ * buffers their outcomes and writes them in batched transactions (see record.ts), judges stale sites again,
+ * prunes old raw results, and looks up domain registrations. Every engine process, in any region, runs this.
+ */
+export class Engine {
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+  readonly stats = new EngineStats();
+  private readonly buffer: Outcome[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private readonly domainsPending = new Set<string>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private stopped = true;
+  private readonly policy: CheckPolicy;
+
+  constructor(private readonly o: EngineOptions) {
+    this.policy = { resolve: new DnsCache(() => o.clock.now().getTime()).resolve, ...o.policy };
+  }
+
+  private now(): number {
+    return this.o.clock.now().getTime();
+  }
+
+  /** Starts the loops; returns at once. */
+  start(): void {
+    this.stopped = false;
+    const every = (ms: number, task: () => Promise<unknown>, name: string) => {
+      let busy = false;
+      const timer = setInterval(() => {
+        if (busy || this.stopped) return;
+        busy = true;
+        task()
+          .catch((err) => this.o.logger.error({ err, task: name }, "engine task failed"))
+          .finally(() => {
+            busy = false;
+          });
+      }, ms);
+      this.timers.push(timer);
+    };
+    every(this.o.pollMs ?? ENGINE_TIMERS.pollMs, () => this.claimAndLaunch(), "claim");
+    every(this.o.flushMs ?? ENGINE_TIMERS.flushMs, () => this.flush(), "flush");
+    every(ENGINE_TIMERS.sweepMs, () => this.sweep(), "sweep");
+    every(ENGINE_TIMERS.pruneMs, () => this.prune(), "prune");
+    this.o.logger.info({ region: this.o.region, owner: this.owner }, "engine started");
+  }
+
+  /** Stops claiming, lets running checks finish, and writes what they found. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    await Promise.allSettled(this.running);
+    await this.flush();
+  }
+
+  /**
+   * One full round, for tests driven by a fake clock: every due check is claimed, run and recorded, then stale
+   * sites are judged again.
+   */
+  async runOnce(): Promise<void> {
+    for (;;) {
+      const launched = await this.claimAndLaunch();
+      await Promise.allSettled(this.running);
+      await this.flush();
+      if (launched === 0) break;
+    }
+    await this.sweep();
+  }
+
+  /** Claims as many due checks as there is room for and starts them; returns how many. */
+  async claimAndLaunch(): Promise<number> {
+    let launched = 0;
+    for (;;) {
+      const room = this.o.concurrency - this.running.size;
+      if (room <= 0) return launched;
+      const now = this.now();
+      const due = await claimDue(this.o.store, { region: this.o.region, owner: this.owner, now, limit: room });
+      for (const check of due) {
+        this.stats.lags.push(Math.max(0, now - check.dueAt));
+        const run: Promise<void> = this.check(check).finally(() => this.running.delete(run));
+        this.running.add(run);
+        this.lookUpDomain(check);
+      }
+      launched += due.length;
+      if (due.length < room) return launched;
+    }
+  }
+
+  private async check(check: DueCheck): Promise<void> {
+    const at = this.now();
+    const result = await checkHttp(
+      {
+        url: check.url,
+        method: check.method,
+        headers: check.headers,
+        timeoutMs: check.timeoutMs,
+        successCodes: check.successCodes,
+        errorCodes: check.errorCodes,
+        region: this.o.region,
+      },
+      this.policy,
+    );
+    const answered = result.statusCode !== null;
+    const responseMs = answered ? result.timings.totalMs : null;
+    const cert = result.certificate;
+    this.stats.checks++;
+    this.buffer.push({
+      check,
+      at,
+      ok: result.ok,
+      slow: result.ok && responseMs !== null && responseMs > check.slowMs,
+      statusCode: result.statusCode,
+      responseMs,
+      error: result.error,
+      timings: { ...result.timings, redirects: result.redirects },
+      certificate: cert
+        ? { expiresAt: cert.validTo, issuer: cert.issuer, authorized: cert.authorized, error: cert.error }
+        : null,
+      wordpress: answered ? detectWordPress(result.headers, result.body) : null,
+    });
+    if (this.buffer.length >= FLUSH_BATCH) void this.flush();
+  }
+
+  /** Writes the buffered outcomes, one transaction at a time. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      while (this.buffer.length > 0) {
+        const batch = this.buffer.splice(0, FLUSH_BATCH);
+        try {
+          this.report(await recordOutcomes(this.o.store, batch, this.now()));
+        } catch (err) {
+          // Kept for the next flush: the leases stay held meanwhile, so nothing checks these sites twice.
+          this.buffer.unshift(...batch);
+          this.o.logger.error({ err, results: batch.length }, "writing check results failed; will retry");
+          return;
+        }
+      }
+    });
+    return this.flushing;
+  }
+
+  async sweep(): Promise<void> {
+    this.report(await sweep(this.o.store, this.now()));
+  }
+
+  async prune(): Promise<number> {
+    const deleted = await pruneResults(this.o.store, this.now() - this.o.retentionHours * 3_600_000);
+    if (deleted > 0) this.o.logger.info({ deleted }, "pruned old check results");
+    return deleted;
+  }
+
+  private report(summary: RecordSummary): void {
+    if (summary.sites.length === 0) return;
+    this.stats.transactions++;
+    this.stats.rows += summary.rows;
+    this.o.onRecorded?.(summary);
+  }
+
+  /** Domain registrations are looked up in the background, at most daily per site (and cached by domain). */
+  private lookUpDomain(check: DueCheck): void {
+    const domains = this.o.domains;
+    if (!domains || this.domainsPending.has(check.siteId)) return;
+    const now = this.now();
+    if (check.domainCheckedAt && now - Date.parse(check.domainCheckedAt) < DOMAIN_CACHE.ttlMs) return;
+    const domain = DomainLookup.registrable(new URL(check.url).hostname);
+    if (!domain) return;
+    this.domainsPending.add(check.siteId);
+    const store = this.o.store;
+    const write = async (info: DomainInfo | null, checkedAt: number) => {
+      await store.db
+        .updateTable("sites")
+        .set({
+          domain_checked_at: new Date(checkedAt).toISOString(),
+          ...(info
+            ? {
+                domain_info: JSON.stringify({
+                  domain: info.domain,
+                  expiresAt: info.expiresAt,
+                  registrar: info.registrar,
+                }),
+                domain_expiration: info.expiresAt,
+                // Judge the conditions again soon, with the new expiry.
+                conditions_at: null,
+                rejudge_at: new Date(this.now()).toISOString(),
+              }
+            : {}),
+        })
+        .where("id", "=", check.siteId)
+        .execute();
+    };
+    const task: Promise<void> = domains
+      .lookup(domain)
+      .then((info) => write(info, this.now()))
+      .catch(async (err) => {
+        this.o.logger.warn({ domain, err: String(err) }, "domain lookup failed");
+        // Retried after DOMAIN_CACHE.retryMs rather than a day.
+        await write(null, this.now() - DOMAIN_CACHE.ttlMs + DOMAIN_CACHE.retryMs);
+      })
+      .catch((err) => this.o.logger.error({ err }, "storing a domain lookup failed"))
+      .finally(() => {
+        this.domainsPending.delete(check.siteId);
+        this.running.delete(task);
+      });
+    this.running.add(task);
+  }
+}

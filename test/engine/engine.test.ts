@@ -1,0 +1,394 @@
+import { createServer as createHttpServer, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "vitest";
+import { Engine } from "../../server/engine/engine.ts";
+import { claimDue } from "../../server/engine/record.ts";
+import { createLogger } from "../../server/log.ts";
+import type { Store } from "../../server/store/store.ts";
+import { client, describeStores, makeApp, seedOwner, TestClock } from "../helpers.ts";
+import { makeCertificates, type TestCertificates } from "./certificates.ts";
+
+/** How each scripted path answers; tests flip these between rounds. */
+const behaviour = { flaky: "up" as "up" | "down", slowMs: 150, failRegion: "" };
+const servers: Server[] = [];
+let http = "";
+let certs: TestCertificates;
+const https: Record<string, string> = {};
+
+async function listen(server: Server): Promise<number> {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+beforeAll(async () => {
+  const target = createHttpServer((req, res) => {
+    const path = req.url ?? "/";
+    const agent = req.headers["user-agent"] ?? "";
+    if (behaviour.failRegion && agent.includes(`region ${behaviour.failRegion}`)) {
+      res.statusCode = 503;
+      return res.end("down here");
+    }
+    if (path === "/ok") return res.end("hello");
+    if (path === "/flaky") {
+      res.statusCode = behaviour.flaky === "up" ? 200 : 500;
+      return res.end();
+    }
+    if (path === "/slow") {
+      setTimeout(() => res.end("late"), behaviour.slowMs);
+      return;
+    }
+    if (path === "/wp") {
+      res.setHeader("link", '<https://shop.test/wp-json/>; rel="https://api.w.org/"');
+      return res.end('<html><link rel="stylesheet" href="/wp-content/themes/twentytwenty/style.css"></html>');
+    }
+    res.statusCode = 404;
+    res.end();
+  });
+  http = `http://127.0.0.1:${await listen(target)}`;
+  certs = makeCertificates();
+  for (const [name, pair] of [
+    ["valid", certs.valid],
+    ["expired", certs.expired],
+  ] as const) {
+    const port = await listen(createHttpsServer(pair, (_req, res) => res.end("secure")));
+    https[name] = `https://localhost:${port}`;
+  }
+});
+
+afterAll(() => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+const INTERVAL = 60_000;
+
+describeStores("engine", (kind) => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  let clock: TestClock;
+  let api: ReturnType<typeof client>;
+  let engines: Engine[];
+  let recorded: ReturnType<typeof makeApp>["recorded"];
+
+  const engine = (region = "local") => {
+    const e = new Engine({
+      store,
+      region,
+      clock,
+      logger: createLogger("silent"),
+      concurrency: 50,
+      retentionHours: 48,
+      policy: { allowPrivate: true, extraCa: [certs.ca], resolve: async () => ["127.0.0.1"] },
+      domains: null,
+      onRecorded: recorded,
+    });
+    engines.push(e);
+    return e;
+  };
+
+  beforeEach(async () => {
+    behaviour.flaky = "up";
+    behaviour.failRegion = "";
+    ({ store, cleanup } = await kind.open());
+    clock = new TestClock();
+    const made = makeApp(store, { clock });
+    recorded = made.recorded;
+    const owner = await seedOwner(store);
+    api = client(made.app, owner.token);
+    engines = [];
+  });
+  afterEach(async () => {
+    for (const e of engines) await e.stop();
+    await cleanup();
+  });
+
+  const createSite = async (path: string, extra: Record<string, unknown> = {}) => {
+    const url = path.startsWith("http") ? path : `${http}${path}`;
+    const res = await api.post("/public/v1/sites", {
+      url,
+      name: `Site ${path}`,
+      checkInterval: 60,
+      timeout: 5,
+      ...extra,
+    });
+    expect(res.status).toBe(201);
+    return res.json.data as { id: string };
+  };
+  const site = async (id: string) => (await api.get(`/public/v1/site/${id}`)).json.data;
+  /** Moves the clock by `ms` and lets the engine do everything that is due. */
+  const round = async (e: Engine, ms = INTERVAL) => {
+    clock.advance(ms);
+    await e.runOnce();
+  };
+  const makePage = async (siteId: string, label: string, visible = true) => {
+    const slug = `p-${Math.random().toString(36).slice(2, 8)}`;
+    const page = (await api.post("/public/v1/status-pages", { name: slug, slug })).json.data;
+    await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId, label, visible });
+    return { id: page.id as number, slug };
+  };
+  const publicPage = async (slug: string) => (await api.get(`/public/v1/status-page/${slug}`)).json;
+
+  test("a new site is checked within seconds; its detail and status-page item show the measured result", async () => {
+    const e = engine();
+    const { id } = await createSite("/ok");
+    const page = await makePage(id, "Website");
+    expect(await site(id)).toMatchObject({ state: "unknown", status: "unknown", lastCheckTime: null });
+    await e.runOnce();
+    expect((await site(id)).lastCheckTime).toBeNull();
+    await round(e, 3000);
+    const checked = await site(id);
+    expect(checked).toMatchObject({ state: "healthy", status: "up", lastCheckTime: clock.now().toISOString() });
+    expect(checked.healthSummary).toMatch(/^Up: \d+ ms in local\.$/);
+    const today = clock.now().toISOString().slice(0, 10);
+    expect(checked.stat).toHaveLength(1);
+    expect(checked.stat[0]).toMatchObject({ date: today, upRate: 1, downRate: 0, checks: 1, downtimeMinutes: 0 });
+    expect(checked.stat[0].responseTimeMs).toBeGreaterThanOrEqual(0);
+    expect(checked.uptimeSummary).toEqual({
+      uptimePercentage: 100,
+      downtimePercentage: 0,
+      totalDowntimeMinutes: 0,
+      daysCount: 1,
+    });
+    const item = (await publicPage(page.slug)).items[0];
+    expect(item).toMatchObject({ status: "operational", uptime: 100, last_check: clock.now().toISOString() });
+    expect(typeof item.response_time).toBe("number");
+
+    // The interval is honoured: nothing half-way, one more check a full interval after.
+    await round(e, INTERVAL / 2);
+    expect((await site(id)).stat[0].checks).toBe(1);
+    await round(e, INTERVAL / 2);
+    expect((await site(id)).stat[0].checks).toBe(2);
+  });
+
+  test("one failure degrades, two confirm an outage with an incident on every page showing the site, recovery resolves it", async () => {
+    const e = engine();
+    const { id } = await createSite("/flaky");
+    const shown = await makePage(id, "Checkout");
+    const also = await makePage(id, "Payments");
+    const hidden = await makePage(id, "Hidden", false);
+    const manual = await api.post(`/public/v1/status-pages/${shown.id}/incidents`, {
+      title: "Planned maintenance",
+      message: "We are upgrading the database.",
+    });
+    expect(manual.status).toBe(201);
+    await round(e, 3000);
+    expect((await site(id)).state).toBe("healthy");
+
+    behaviour.flaky = "down";
+    await round(e);
+    const blip = await site(id);
+    expect(blip).toMatchObject({ state: "degraded", status: "up" });
+    expect(blip.healthSummary).toBe("A check failed in local, not yet confirmed: HTTP 500.");
+    expect((await publicPage(shown.slug)).incidents).toHaveLength(1);
+
+    await round(e);
+    const down = await site(id);
+    expect(down).toMatchObject({ state: "unhealthy", status: "down", healthSummary: "Down in local: HTTP 500." });
+    for (const [page, label] of [
+      [shown, "Checkout"],
+      [also, "Payments"],
+    ] as const) {
+      const view = await publicPage(page.slug);
+      expect(view.items[0].status).toBe("outage");
+      const auto = view.incidents.find((i: { title: string }) => i.title === `${label} is down`);
+      expect(auto).toMatchObject({ status: "investigating", resolved_at: null });
+      expect(auto.updates).toHaveLength(1);
+      expect(auto.updates[0].message).toContain("Down in local: HTTP 500.");
+    }
+    expect((await publicPage(hidden.slug)).incidents).toEqual([]);
+
+    // Downtime accrues while unhealthy, by the minute, in the day's statistics.
+    await round(e);
+    const still = await site(id);
+    expect(still.stat.at(-1).downtimeMinutes).toBe(1);
+    expect(still.uptimeSummary.totalDowntimeMinutes).toBe(1);
+    expect(still.stat.at(-1).upRate).toBeCloseTo(1 / 4);
+
+    behaviour.flaky = "up";
+    await round(e);
+    expect((await site(id)).state).toBe("healthy");
+    const after = await publicPage(shown.slug);
+    expect(after.items[0].status).toBe("operational");
+    const resolved = after.incidents.find((i: { title: string }) => i.title === "Checkout is down");
+    expect(resolved).toMatchObject({ status: "resolved", resolved_at: clock.now().toISOString(), duration_minutes: 2 });
+    expect(resolved.updates.map((u: { status: string }) => u.status)).toEqual(["resolved", "investigating"]);
+    expect(resolved.updates[0].message).toMatch(/^Recovered\. Up: /);
+    // The manual incident sits beside it, untouched.
+    const planned = after.incidents.find((i: { title: string }) => i.title === "Planned maintenance");
+    expect(planned).toMatchObject({ status: "investigating", resolved_at: null });
+  });
+
+  test("slow beyond the site's threshold is degraded, and chronically slow becomes a critical condition", async () => {
+    const e = engine();
+    const { id } = await createSite("/slow", { slowThresholdMs: 50 });
+    await round(e, 3000);
+    const slow = await site(id);
+    expect(slow).toMatchObject({ state: "degraded", status: "up", slowThresholdMs: 50 });
+    expect(slow.healthSummary).toMatch(/^Slow in local: \d+ ms, above the 50 ms threshold\.$/);
+    expect(slow.conditions).toEqual([]);
+    for (let i = 0; i < 10; i++) await round(e);
+    const chronic = (await site(id)).conditions.find((c: { key: string }) => c.key === "chronic_performance");
+    expect(chronic).toMatchObject({ level: "critical", scope: "performance" });
+    expect(chronic.summary).toMatch(/^100% of the last 24 hours' 1[01] checks were slow or failed\.$/);
+    for (let i = 0; i < 6; i++) await round(e);
+    const later = (await site(id)).conditions.find((c: { key: string }) => c.key === "chronic_performance");
+    expect(later.since).toBe(chronic.since);
+    expect(later.evaluatedAt > chronic.evaluatedAt).toBe(true);
+  });
+
+  test("without fresh results a site becomes unknown; paused sites are not checked and resume within seconds", async () => {
+    const e = engine();
+    const { id } = await createSite("/ok");
+    await round(e, 3000);
+    expect((await site(id)).state).toBe("healthy");
+    // No engine ran for two intervals and the timeout: the last result no longer speaks for the site.
+    clock.advance(2 * INTERVAL + 5000 + 1000);
+    await e.sweep();
+    expect(await site(id)).toMatchObject({
+      state: "unknown",
+      status: "unknown",
+      healthSummary: "No recent check result.",
+    });
+    await e.runOnce();
+    expect((await site(id)).state).toBe("healthy");
+
+    expect((await api.patch(`/public/v1/site/${id}`, { pause: true })).status).toBe(200);
+    const checks = (await site(id)).stat[0].checks;
+    await round(e, 3000);
+    expect(await site(id)).toMatchObject({ state: "unknown", status: "paused", healthSummary: "Paused: not checked." });
+    await round(e);
+    await round(e);
+    expect((await site(id)).stat[0].checks).toBe(checks);
+
+    await api.patch(`/public/v1/site/${id}`, { pause: false });
+    await round(e, 3000);
+    expect(await site(id)).toMatchObject({ state: "healthy", status: "up" });
+    expect((await site(id)).stat[0].checks).toBe(checks + 1);
+  });
+
+  test("HTTPS: the certificate's issuer and expiry are reported; an expired one is an error with its reason", async () => {
+    const e = engine();
+    const valid = await createSite(https.valid as string);
+    const expired = await createSite(https.expired as string);
+    await round(e, 3000);
+    const ok = await site(valid.id);
+    expect(ok).toMatchObject({ state: "healthy", hasCertificateError: false, protocol: "https" });
+    expect(ok.sslInfo.issuer).toBe("Porchlight Test CA");
+    expect(ok.sslInfo.daysRemaining).toBeGreaterThanOrEqual(8);
+    expect(ok.sslInfo.daysRemaining).toBeLessThanOrEqual(10);
+    // Ten days left is inside the 21-day warning threshold.
+    expect(ok.conditions.find((c: { key: string }) => c.key === "ssl_expiry")).toMatchObject({
+      level: "warning",
+      scope: "certificate",
+    });
+    const bad = await site(expired.id);
+    expect(bad.hasCertificateError).toBe(true);
+    expect(bad.healthSummary).toContain("CERT_HAS_EXPIRED");
+    expect(bad.sslInfo.expiresAt).toBe("2020-02-01T00:00:00.000Z");
+    expect(bad.conditions.find((c: { key: string }) => c.key === "ssl_expiry")).toMatchObject({ level: "critical" });
+  });
+
+  test("WordPress is detected from headers and HTML; the owner's manualOverride is respected", async () => {
+    const e = engine();
+    const wp = await createSite("/wp");
+    const plain = await createSite("/ok");
+    expect((await site(wp.id)).wordpress).toBeUndefined();
+    await round(e, 3000);
+    expect((await site(wp.id)).wordpress).toEqual({ value: true, manualOverride: false });
+    expect((await site(plain.id)).wordpress).toEqual({ value: false, manualOverride: false });
+    const set = await api.patch(`/public/v1/site/${wp.id}`, { wordpress: { value: false, manualOverride: true } });
+    expect(set.json.data.wordpress).toEqual({ value: false, manualOverride: true });
+    await round(e);
+    expect((await site(wp.id)).wordpress).toEqual({ value: false, manualOverride: true });
+    await api.patch(`/public/v1/site/${wp.id}`, { wordpress: { value: false, manualOverride: false } });
+    await round(e);
+    expect((await site(wp.id)).wordpress).toEqual({ value: true, manualOverride: false });
+  });
+
+  test("regions: the verdict combines each region's latest results by majority", async () => {
+    const a = engine("a");
+    const b = engine("b");
+    const { id } = await createSite("/ok", { regions: ["a", "b"] });
+    const both = async (ms = INTERVAL) => {
+      clock.advance(ms);
+      await a.runOnce();
+      await b.runOnce();
+    };
+    await both(3000);
+    expect((await site(id)).healthSummary).toMatch(/^Up: \d+ ms in a, b\.$/);
+    behaviour.failRegion = "b";
+    await both();
+    expect(await site(id)).toMatchObject({
+      state: "degraded",
+      healthSummary: "A check failed in b, not yet confirmed: HTTP 503.",
+    });
+    await both();
+    expect(await site(id)).toMatchObject({
+      state: "degraded",
+      status: "up",
+      healthSummary: "Down in b (1 of 2 regions): HTTP 503.",
+    });
+    const rows = await store.db.selectFrom("check_results").select(["region"]).where("site_id", "=", id).execute();
+    expect(new Set(rows.map((r) => r.region))).toEqual(new Set(["a", "b"]));
+    behaviour.flaky = "down";
+    await api.patch(`/public/v1/site/${id}`, { url: `${http}/flaky` });
+    await both(3000);
+    await both();
+    expect(await site(id)).toMatchObject({ state: "unhealthy", status: "down" });
+    expect((await site(id)).healthSummary).toMatch(/^Down in a, b: HTTP (500|503)\.$/);
+  });
+
+  test("a lease keeps a check from running twice; a dead engine's lease expires and the check runs again", async () => {
+    const e = engine();
+    const { id } = await createSite("/ok");
+    clock.advance(3000);
+    const claimed = await claimDue(store, {
+      region: "local",
+      owner: "dead-engine",
+      now: clock.now().getTime(),
+      limit: 10,
+    });
+    expect(claimed.map((c) => c.siteId)).toEqual([id]);
+    expect(await claimDue(store, { region: "local", owner: "other", now: clock.now().getTime(), limit: 10 })).toEqual(
+      [],
+    );
+    await e.runOnce();
+    expect((await site(id)).lastCheckTime).toBeNull();
+    // The lease outlives the site's timeout (5 s) by the margin (60 s).
+    await round(e, 5000 + 60_000 + 1);
+    expect((await site(id)).lastCheckTime).toBe(clock.now().toISOString());
+  });
+
+  test("start times are spread, results are written in batches, and raw results are pruned after the retention", async () => {
+    const e = engine();
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) ids.push((await createSite("/ok")).id);
+    const due = await store.db.selectFrom("site_checks").select("next_check_at").execute();
+    const times = due.map((d) => Date.parse(d.next_check_at) - clock.now().getTime());
+    expect(new Set(times).size).toBeGreaterThan(40);
+    expect(Math.min(...times)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...times)).toBeLessThan(3000);
+    await round(e, 3000);
+    expect(e.stats.checks).toBe(60);
+    // 60 checks, 50 at once: a transaction per batch of results (claims are separate), not one per check.
+    expect(e.stats.transactions).toBe(2);
+    expect(await countResults(store)).toBe(60);
+    await round(e, 47 * 3_600_000);
+    expect(await countResults(store)).toBe(120);
+    clock.advance(2 * 3_600_000);
+    expect(await e.prune()).toBe(60);
+    expect(await countResults(store)).toBe(60);
+  });
+});
+
+async function countResults(store: Store): Promise<number> {
+  const row = await store.db
+    .selectFrom("check_results")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
