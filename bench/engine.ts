@@ -13,7 +13,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createUser } from "../server/accounts/accounts.ts";
+import { newSiteRow } from "../server/api/sites.ts";
 import { systemClock } from "../server/api/time.ts";
+import { SiteCreate } from "../server/contract/site.ts";
 import { Engine } from "../server/engine/engine.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
@@ -43,41 +45,18 @@ async function seed(store: Store, url: string): Promise<void> {
       for (let j = i; j < Math.min(i + 500, sites); j++) {
         const id = j.toString(16).padStart(24, "0");
         const at = new Date(now).toISOString();
-        rows.push({
-          id,
-          workspace_id: owner.workspaceId,
-          version: 0,
-          url,
-          name: `Site ${j}`,
-          method: "GET",
-          headers: "[]",
-          check_interval: intervalS,
-          timeout: 10,
-          parent_group: "",
-          pause: 0,
-          notes: "",
-          success_codes: "[200]",
-          error_codes: "[]",
-          enabled: 1,
-          regions: '["local"]',
-          has_certificate_error: 0,
-          is_frozen: 0,
-          legacy_status: "active",
-          state: "unknown",
-          health_summary: "Not checked yet.",
-          last_check_time: null,
-          last_response_ms: null,
-          ssl_info: null,
-          domain_info: null,
-          domain_expiration: null,
-          wordpress: null,
-          created_at: at,
-          updated_at: at,
-          judged_at: null,
-          rejudge_at: null,
-          conditions_at: null,
-          domain_checked_at: null,
-        });
+        rows.push(
+          newSiteRow(
+            owner.workspaceId,
+            // Not parsed: the benchmark may compress the interval below what the API accepts.
+            {
+              ...SiteCreate.parse({ url, name: `Site ${j}`, timeout: 10, successCodes: [200] }),
+              checkInterval: intervalS,
+            },
+            at,
+            id,
+          ),
+        );
         // Steady state: phases spread over the interval, as the engine's jitter leaves them.
         const due = new Date(now + Math.floor((j / sites) * intervalS * 1000)).toISOString();
         schedule.push({ site_id: id, region: "local", next_check_at: due, recent: "[]" });

@@ -15,6 +15,29 @@ test("defaults: port 8787, ./data, SQLite, info logs", () => {
     passwordAttempts: 10,
     passwordWindowSeconds: 900,
     viewTtlSeconds: 10,
+    region: "local",
+    engine: true,
+    allowPrivateTargets: false,
+    checkConcurrency: 500,
+    resultRetentionHours: 48,
+  });
+});
+
+test("the engine's settings are parsed", () => {
+  expect(
+    loadConfig({
+      PORCHLIGHT_REGION: "eu-west",
+      PORCHLIGHT_ENGINE: "off",
+      PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true",
+      PORCHLIGHT_CHECK_CONCURRENCY: "50",
+      PORCHLIGHT_RESULT_RETENTION_HOURS: "6",
+    }),
+  ).toMatchObject({
+    region: "eu-west",
+    engine: false,
+    allowPrivateTargets: true,
+    checkConcurrency: 50,
+    resultRetentionHours: 6,
   });
 });
 
@@ -42,6 +65,11 @@ test.each([
   ["PORCHLIGHT_OWNER_EMAIL", "not-an-email"],
   ["PORCHLIGHT_TRUSTED_PROXIES", "10.0.0.0/8,banana"],
   ["PORCHLIGHT_PASSWORD_ATTEMPTS", "0"],
+  ["PORCHLIGHT_REGION", "EU West"],
+  ["PORCHLIGHT_ENGINE", "maybe"],
+  ["PORCHLIGHT_ALLOW_PRIVATE_TARGETS", "yes"],
+  ["PORCHLIGHT_CHECK_CONCURRENCY", "0"],
+  ["PORCHLIGHT_RESULT_RETENTION_HOURS", "0"],
 ])("a bad %s (%s) stops start-up with a message naming it", (name, value) => {
   expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));

@@ -226,11 +226,10 @@ export interface Running {
   stop: () => Promise<number | null>;
 }
 
-/** Starts `porchlight serve` as a user would and waits until it listens. */
-export async function startServer(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const child = spawn("node", ["bin/porchlight.js", "serve"], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", DATABASE_URL: "", ...env },
+/** Runs `porchlight ARGS` as a user would (info logs), collecting stdout and stderr together. */
+export function spawnPorchlight(args: string[], env: Record<string, string>) {
+  const child = spawn("node", ["bin/porchlight.js", ...args], {
+    env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -240,23 +239,35 @@ export async function startServer(env: Record<string, string>): Promise<Running>
   child.stderr?.on("data", (d) => {
     output += d;
   });
+  return { child, output: () => output };
+}
+
+/** Starts `porchlight serve` as a user would and waits until it listens. */
+export async function startServer(env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  const { child, output: read } = spawnPorchlight(["serve"], {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATABASE_URL: "",
+    ...env,
+  });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     const timer = setInterval(() => {
-      if (output.includes("porchlight listening")) {
+      if (read().includes("porchlight listening")) {
         clearInterval(timer);
         resolve();
       }
     }, 50);
     exited.then(() => {
       clearInterval(timer);
-      reject(new Error(`server exited before listening:\n${output}`));
+      reject(new Error(`server exited before listening:\n${read()}`));
     });
   });
   return {
     child,
     port,
-    output: () => output,
+    output: read,
     stop: () => {
       child.kill("SIGTERM");
       return exited;

@@ -2,6 +2,8 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { bootstrapOwner } from "../server/accounts/accounts.ts";
+import { newSiteRow } from "../server/api/sites.ts";
+import { SiteCreate } from "../server/contract/site.ts";
 import { isUniqueViolation, newId, openStore, type Store } from "../server/store/store.ts";
 import { describeStores, POSTGRES_ADMIN_URL, seedOwner } from "./helpers.ts";
 
@@ -61,37 +63,12 @@ describeStores("store", (kind) => {
     const owner = await seedOwner(store);
     const now = new Date().toISOString();
     const siteId = newId();
-    const site = {
-      id: siteId,
-      workspace_id: owner.workspaceId,
-      version: 0,
-      url: "https://example.com",
-      name: "S",
-      method: "GET",
-      headers: "[]",
-      check_interval: 60,
-      timeout: 10,
-      parent_group: "",
-      pause: 0,
-      notes: "",
-      success_codes: "[200]",
-      error_codes: "[]",
-      enabled: 1,
-      regions: '["local"]',
-      has_certificate_error: 0,
-      is_frozen: 0,
-      legacy_status: "active",
-      state: "unknown",
-      health_summary: "",
-      last_check_time: null,
-      last_response_ms: null,
-      ssl_info: null,
-      domain_info: null,
-      domain_expiration: null,
-      wordpress: null,
-      created_at: now,
-      updated_at: now,
-    };
+    const site = newSiteRow(
+      owner.workspaceId,
+      SiteCreate.parse({ url: "https://example.com", name: "S", checkInterval: 60, timeout: 10 }),
+      now,
+      siteId,
+    );
     await store.insertSite(site);
     const page = await store.transaction((trx) =>
       store.insertPage(trx, {

@@ -185,6 +185,33 @@ function siteColumns(input: Partial<SiteCreate> & Pick<SitePatch, "wordpress">):
   return out;
 }
 
+/** A new site's row: its writable fields as given, everything the engine computes not known yet. */
+export function newSiteRow(workspaceId: string, input: SiteCreate, now: string, id = newId()) {
+  return {
+    id,
+    workspace_id: workspaceId,
+    version: 0,
+    ...(siteColumns(input) as WritableColumns),
+    has_certificate_error: 0,
+    is_frozen: 0,
+    legacy_status: input.pause ? "paused" : "active",
+    state: "unknown",
+    health_summary: NOT_CHECKED_SUMMARY,
+    last_check_time: null,
+    last_response_ms: null,
+    ssl_info: null,
+    domain_info: null,
+    domain_expiration: null,
+    wordpress: null,
+    created_at: now,
+    updated_at: now,
+    judged_at: null,
+    rejudge_at: null,
+    conditions_at: null,
+    domain_checked_at: null,
+  } satisfies Insertable<Database["sites"]>;
+}
+
 export interface SiteDeps {
   store: Store;
   clock: Clock;
@@ -264,29 +291,7 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
       async handler({ body, principal }) {
         const p = principal as Principal;
         const now = clock.now().toISOString();
-        const row: Insertable<Database["sites"]> = {
-          id: newId(),
-          workspace_id: p.workspaceId,
-          version: 0,
-          ...(siteColumns(body) as WritableColumns),
-          has_certificate_error: 0,
-          is_frozen: 0,
-          legacy_status: body.pause ? "paused" : "active",
-          state: "unknown",
-          health_summary: NOT_CHECKED_SUMMARY,
-          last_check_time: null,
-          last_response_ms: null,
-          ssl_info: null,
-          domain_info: null,
-          domain_expiration: null,
-          wordpress: null,
-          created_at: now,
-          updated_at: now,
-          judged_at: null,
-          rejudge_at: null,
-          conditions_at: null,
-          domain_checked_at: null,
-        };
+        const row = newSiteRow(p.workspaceId, body, now);
         await store.insertSite(row);
         changed();
         const { body: created } = await detail(p, row.id, STAT_DAYS.default);

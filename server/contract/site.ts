@@ -83,7 +83,10 @@ const writable = {
   pause: z.boolean(),
   notes: z.string().max(2000),
   successCodes: z.array(HttpCode).max(500).meta({ description: "HTTP codes counted as success" }),
-  errorCodes: z.array(HttpCode).max(500).meta({ description: "HTTP codes counted as failure" }),
+  errorCodes: z.array(HttpCode).max(500).meta({
+    description:
+      "HTTP codes counted as failure (this list wins over successCodes); a code in neither list is up below 400 and down from 400",
+  }),
   enabled: z.boolean(),
   regions: z.array(Region).min(1).max(16).meta({ description: "Regions the site is checked from" }),
   slowThresholdMs: z

@@ -163,6 +163,11 @@ describeStores("sites API", (kind) => {
     [{ pause: "yes" }, "pause"],
     [{ name: "" }, "name"],
     [{ regions: [] }, "regions"],
+    [{ slowThresholdMs: 10 }, "slowThresholdMs"],
+    [{ slowThresholdMs: 120_001 }, "slowThresholdMs"],
+    [{ wordpress: { value: true } }, "wordpress.manualOverride"],
+    [{ wordpress: { value: "yes", manualOverride: true } }, "wordpress.value"],
+    [{ conditions: [] }, "conditions"],
   ])("PATCH %j is a 400 naming %s, and changes nothing", async (patch, field) => {
     const site = await createSite();
     const res = await api.patch(`/public/v1/site/${site.id}`, patch);

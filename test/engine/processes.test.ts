@@ -1,12 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { newSiteRow } from "../../server/api/sites.ts";
+import { SiteCreate } from "../../server/contract/site.ts";
 import { openStore, type Store } from "../../server/store/store.ts";
-import { createPostgresDatabase, hasPostgres, seedOwner, startServer } from "../helpers.ts";
+import { createPostgresDatabase, hasPostgres, seedOwner, spawnPorchlight, startServer } from "../helpers.ts";
 
 /** A target that fails for the regions listed in `failFor` (it reads the region from the User-Agent). */
 const failFor = new Set<string>();
@@ -37,20 +39,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
   }
 }
 
-function worker(region: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn("node", ["bin/porchlight.js", "worker", "--region", region], {
-    env: { ...process.env, LOG_LEVEL: "info", PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (d) => {
-    output += d;
-  });
-  child.stderr?.on("data", (d) => {
-    output += d;
-  });
-  return { child, output: () => output };
-}
+const worker = (region: string, env: Record<string, string>) =>
+  spawnPorchlight(["worker", "--region", region], { PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true", ...env });
 
 const stopped = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => {
@@ -104,41 +94,20 @@ describe("engine processes", () => {
         const owner = await seedOwner(store);
         const now = new Date().toISOString();
         const id = "a1b2c3d4e5f60718293a4b5c";
-        await store.insertSite({
-          id,
-          workspace_id: owner.workspaceId,
-          version: 0,
-          url: targetUrl,
-          name: "Two regions",
-          method: "GET",
-          headers: "[]",
-          check_interval: 30,
-          timeout: 5,
-          parent_group: "",
-          pause: 0,
-          notes: "",
-          success_codes: "[200]",
-          error_codes: "[]",
-          enabled: 1,
-          regions: JSON.stringify(["eu", "us"]),
-          has_certificate_error: 0,
-          is_frozen: 0,
-          legacy_status: "active",
-          state: "unknown",
-          health_summary: "Not checked yet.",
-          last_check_time: null,
-          last_response_ms: null,
-          ssl_info: null,
-          domain_info: null,
-          domain_expiration: null,
-          wordpress: null,
-          created_at: now,
-          updated_at: now,
-          judged_at: null,
-          rejudge_at: null,
-          conditions_at: null,
-          domain_checked_at: null,
-        });
+        await store.insertSite(
+          newSiteRow(
+            owner.workspaceId,
+            SiteCreate.parse({
+              url: targetUrl,
+              name: "Two regions",
+              timeout: 5,
+              checkInterval: 30,
+              regions: ["eu", "us"],
+            }),
+            now,
+            id,
+          ),
+        );
         for (const region of ["eu", "us"]) workers.push(worker(region, { DATABASE_URL: db.url }).child);
         const summary = async () =>
           await (store as Store).db
