@@ -62,16 +62,15 @@ async function startServer(config: Config): Promise<void> {
   const stop = () => {
     logCounts();
     logger.info("shutting down");
-    server.close(
-      () =>
-        void Promise.resolve(engine?.stop())
-          .then(() => store.close())
-          .then(() => {
-            destination.flushSync();
-            process.exit(0);
-          }),
-    );
-    setTimeout(() => process.exit(0), 5000).unref();
+    // The engine stops claiming at once and finishes its running checks while the server drains its requests.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    void Promise.all([closed, engine?.stop()])
+      .then(() => store.close())
+      .then(() => {
+        destination.flushSync();
+        process.exit(0);
+      });
+    setTimeout(() => process.exit(0), 10_000).unref();
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
@@ -116,7 +115,7 @@ async function startWorker(config: Config, args: string[]): Promise<number> {
       .stop()
       .then(() => store.close())
       .finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 5000).unref();
+    setTimeout(() => process.exit(0), 10_000).unref();
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

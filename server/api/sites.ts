@@ -358,7 +358,7 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
       errors: [400, 401, 403, 404],
       async handler({ params, principal }) {
         const p = principal as Principal;
-        if (!(await store.deleteSite(p.workspaceId, params.siteId))) throw notFound("Site");
+        if (!(await store.deleteSite(p.workspaceId, params.siteId, clock.now().toISOString()))) throw notFound("Site");
         changed();
         return envelope(200, "Site deleted", { id: params.siteId });
       },

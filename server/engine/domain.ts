@@ -15,7 +15,13 @@ export interface DomainInfo {
 }
 
 /** Lookups are cached for a day; a failed one is retried after an hour. */
-export const DOMAIN_CACHE = { ttlMs: 86_400_000, retryMs: 3_600_000, timeoutMs: 10_000, maxBytes: 512 * 1024 };
+export const DOMAIN_CACHE = {
+  ttlMs: 86_400_000,
+  retryMs: 3_600_000,
+  timeoutMs: 10_000,
+  maxBytes: 512 * 1024,
+  maxEntries: 50_000,
+};
 
 /** IANA's RDAP bootstrap file for domains (RFC 9224). */
 export const RdapBootstrap = z.object({
@@ -90,6 +96,7 @@ export class DomainLookup {
     if (cached && cached.until > now) return cached.info;
     const info = this.fetch(domain);
     const entry = { info, until: now + DOMAIN_CACHE.ttlMs };
+    if (this.cache.size >= DOMAIN_CACHE.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(domain, entry);
     info.catch(() => {
       entry.until = this.now() + DOMAIN_CACHE.retryMs;
@@ -110,6 +117,8 @@ export class DomainLookup {
       headers: { accept: "application/rdap+json, application/json" },
       headersTimeout: DOMAIN_CACHE.timeoutMs,
       bodyTimeout: DOMAIN_CACHE.timeoutMs,
+      // The whole answer, not only each chunk: a registry that trickles must not hold a lookup for long.
+      signal: AbortSignal.timeout(DOMAIN_CACHE.timeoutMs),
     });
     if (response.statusCode !== 200) {
       await response.body.dump();
@@ -211,6 +220,8 @@ export function whoisQuery(host: string, port: number, query: string): Promise<s
     let size = 0;
     const socket = tcpConnect({ host, port });
     socket.setTimeout(DOMAIN_CACHE.timeoutMs, () => socket.destroy(new Error(`WHOIS ${host} timed out`)));
+    const deadline = setTimeout(() => socket.destroy(new Error(`WHOIS ${host} timed out`)), DOMAIN_CACHE.timeoutMs);
+    socket.once("close", () => clearTimeout(deadline));
     socket.once("connect", () => socket.end(`${query}\r\n`));
     socket.on("data", (chunk: Buffer) => {
       size += chunk.length;

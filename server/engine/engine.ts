@@ -39,17 +39,30 @@ export interface EngineOptions {
 
 /** Timer periods of the engine's background work. */
 export const ENGINE_TIMERS = { pollMs: 200, flushMs: 250, sweepMs: 5000, pruneMs: 10 * 60_000 } as const;
-/** Results written in one transaction, at most. */
+/** Results written in one transaction, at most; and kept in memory while the store cannot be written, at most. */
 const FLUSH_BATCH = 1000;
+const MAX_BUFFERED = 20 * FLUSH_BATCH;
+/** Domain lookups under way at once, at most, and the time one may take. */
+const DOMAIN_LOOKUPS = { concurrency: 4 } as const;
 
 /** Figures the benchmark and the logs read. */
 export class EngineStats {
   checks = 0;
   transactions = 0;
   rows = 0;
-  /** Scheduler lag of each claimed check (ms): claim time minus due time. */
+  /** Scheduler lag of the most recent claimed checks (ms): claim time minus due time; at most LAG_SAMPLES. */
   lags: number[] = [];
+  private next = 0;
+
+  lag(ms: number): void {
+    if (this.lags.length < LAG_SAMPLES) this.lags.push(ms);
+    else this.lags[this.next] = ms;
+    this.next = (this.next + 1) % LAG_SAMPLES;
+  }
 }
+
+/** Lags kept for the benchmark and the logs, so a long-running engine's memory stays bounded. */
+const LAG_SAMPLES = 100_000;
 
 /**
  * The monitoring engine of one region: claims due checks from the store with a lease, runs them concurrently,
@@ -61,10 +74,14 @@ export class Engine {
   readonly stats = new EngineStats();
   private readonly buffer: Outcome[] = [];
   private readonly running = new Set<Promise<void>>();
+  private readonly lookups = new Set<Promise<void>>();
+  private claiming: Promise<number> = Promise.resolve(0);
   private readonly domainsPending = new Set<string>();
   private readonly timers: NodeJS.Timeout[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private stopped = true;
+  /** Set by stop(): no more claims, also from a claim loop already under way. */
+  private halted = false;
   private readonly policy: CheckPolicy;
 
   constructor(private readonly o: EngineOptions) {
@@ -95,15 +112,41 @@ export class Engine {
     every(this.o.flushMs ?? ENGINE_TIMERS.flushMs, () => this.flush(), "flush");
     every(ENGINE_TIMERS.sweepMs, () => this.sweep(), "sweep");
     every(ENGINE_TIMERS.pruneMs, () => this.prune(), "prune");
+    let last = { checks: 0, transactions: 0 };
+    every(
+      60_000,
+      async () => {
+        const { checks, transactions } = this.stats;
+        if (checks > last.checks) {
+          this.o.logger.info(
+            { region: this.o.region, checks: checks - last.checks, transactions: transactions - last.transactions },
+            "engine: checks in the last minute",
+          );
+        }
+        last = { checks, transactions };
+      },
+      "report",
+    );
     this.o.logger.info({ region: this.o.region, owner: this.owner }, "engine started");
   }
 
-  /** Stops claiming, lets running checks finish, and writes what they found. */
+  /**
+   * Stops claiming, lets running checks finish, writes what they found, and hands back any lease still held so
+   * that another engine can check those sites at once.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.halted = true;
     for (const t of this.timers) clearInterval(t);
-    await Promise.allSettled(this.running);
+    await this.claiming;
+    await Promise.allSettled([...this.running, ...this.lookups]);
     await this.flush();
+    await this.o.store.db
+      .updateTable("site_checks")
+      .set({ lease_owner: null, lease_until: null })
+      .where("lease_owner", "=", this.owner)
+      .execute()
+      .catch((err) => this.o.logger.warn({ err }, "releasing leases failed; they expire by themselves"));
   }
 
   /**
@@ -113,7 +156,7 @@ export class Engine {
   async runOnce(): Promise<void> {
     for (;;) {
       const launched = await this.claimAndLaunch();
-      await Promise.allSettled(this.running);
+      await Promise.allSettled([...this.running, ...this.lookups]);
       await this.flush();
       if (launched === 0) break;
     }
@@ -121,15 +164,22 @@ export class Engine {
   }
 
   /** Claims as many due checks as there is room for and starts them; returns how many. */
-  async claimAndLaunch(): Promise<number> {
+  claimAndLaunch(): Promise<number> {
+    const claiming = this.claimRounds();
+    this.claiming = claiming.catch(() => 0);
+    return claiming;
+  }
+
+  private async claimRounds(): Promise<number> {
     let launched = 0;
     for (;;) {
+      if (this.halted) return launched;
       const room = this.o.concurrency - this.running.size;
       if (room <= 0) return launched;
       const now = this.now();
       const due = await claimDue(this.o.store, { region: this.o.region, owner: this.owner, now, limit: room });
       for (const check of due) {
-        this.stats.lags.push(Math.max(0, now - check.dueAt));
+        this.stats.lag(Math.max(0, now - check.dueAt));
         const run: Promise<void> = this.check(check).finally(() => this.running.delete(run));
         this.running.add(run);
         this.lookUpDomain(check);
@@ -179,14 +229,21 @@ export class Engine {
     this.flushing = this.flushing.then(async () => {
       while (this.buffer.length > 0) {
         const batch = this.buffer.splice(0, FLUSH_BATCH);
+        let summary: RecordSummary;
         try {
-          this.report(await recordOutcomes(this.o.store, batch, this.now()));
+          summary = await recordOutcomes(this.o.store, batch, this.now());
         } catch (err) {
-          // Kept for the next flush: the leases stay held meanwhile, so nothing checks these sites twice.
+          // Kept for the next flush (a result whose lease has meanwhile passed to another engine is skipped
+          // then), but bounded: when the store stays down, the oldest are dropped and their sites checked again.
           this.buffer.unshift(...batch);
-          this.o.logger.error({ err, results: batch.length }, "writing check results failed; will retry");
+          const dropped = this.buffer.splice(0, Math.max(0, this.buffer.length - MAX_BUFFERED));
+          this.o.logger.error(
+            { err, results: batch.length, dropped: dropped.length },
+            "writing check results failed; will retry",
+          );
           return;
         }
+        this.report(summary);
       }
     });
     return this.flushing;
@@ -212,10 +269,16 @@ export class Engine {
   /** Domain registrations are looked up in the background, at most daily per site (and cached by domain). */
   private lookUpDomain(check: DueCheck): void {
     const domains = this.o.domains;
-    if (!domains || this.domainsPending.has(check.siteId)) return;
+    if (!domains || this.domainsPending.has(check.siteId) || this.lookups.size >= DOMAIN_LOOKUPS.concurrency) return;
     const now = this.now();
     if (check.domainCheckedAt && now - Date.parse(check.domainCheckedAt) < DOMAIN_CACHE.ttlMs) return;
-    const domain = DomainLookup.registrable(new URL(check.url).hostname);
+    let host: string;
+    try {
+      host = new URL(check.url).hostname;
+    } catch {
+      return;
+    }
+    const domain = DomainLookup.registrable(host);
     if (!domain) return;
     this.domainsPending.add(check.siteId);
     const store = this.o.store;
@@ -252,8 +315,8 @@ export class Engine {
       .catch((err) => this.o.logger.error({ err }, "storing a domain lookup failed"))
       .finally(() => {
         this.domainsPending.delete(check.siteId);
-        this.running.delete(task);
+        this.lookups.delete(task);
       });
-    this.running.add(task);
+    this.lookups.add(task);
   }
 }

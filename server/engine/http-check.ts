@@ -188,6 +188,12 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
   }
 }
 
+/** A certificate date as ISO 8601; an unparsable one (a broken certificate) as the epoch, which reads as expired. */
+function isoOrEpoch(text: string): string {
+  const t = Date.parse(text);
+  return new Date(Number.isNaN(t) ? 0 : t).toISOString();
+}
+
 const contexts = new WeakMap<CheckPolicy, SecureContext>();
 
 /**
@@ -251,8 +257,8 @@ async function request(
             ? {
                 subject: String(peer.subject?.CN ?? ""),
                 issuer: String(peer.issuer?.O ?? peer.issuer?.CN ?? ""),
-                validFrom: new Date(peer.valid_from).toISOString(),
-                validTo: new Date(peer.valid_to).toISOString(),
+                validFrom: isoOrEpoch(peer.valid_from),
+                validTo: isoOrEpoch(peer.valid_to),
                 authorized: error === null,
                 error,
               }

@@ -1,6 +1,5 @@
 import { type Kysely, sql } from "kysely";
 import type { SiteState } from "../contract/site.ts";
-import { FIRST_CHECK_SPREAD_MS } from "../store/checks.ts";
 import type { Database } from "../store/schema.ts";
 import { newId, type SiteRow, type Store } from "../store/store.ts";
 import { type Condition, judgeConditions } from "./conditions.ts";
@@ -28,6 +27,8 @@ export interface DueCheck {
   recent: ResultSummary[];
   /** When the domain was last looked up (ISO), null if never. */
   domainCheckedAt: string | null;
+  /** The engine holding the lease. */
+  owner: string;
 }
 
 /** What one check found, ready to store. */
@@ -122,6 +123,7 @@ export async function claimDue(
       slowMs: r.slow_threshold_ms,
       recent: JSON.parse(r.recent),
       domainCheckedAt: r.domain_checked_at,
+      owner: opts.owner,
     }));
   });
 }
@@ -129,12 +131,15 @@ export async function claimDue(
 /** Time a lease outlives its longest check: room for the results to be written. */
 export const LEASE_MARGIN_MS = 60_000;
 
-/** When a region checks a site next: one interval after it was due (keeping its phase), never in the past. */
+/**
+ * When a region checks a site next: one interval after it was due, or, when the engine fell behind by more than
+ * that (it was down or overloaded), the first moment after now in the site's phase, so that catching up keeps the
+ * spread of start times instead of checking every late site at once, and a late site is not checked twice.
+ */
 export function nextDue(check: DueCheck, now: number): number {
   const next = check.dueAt + check.intervalMs;
   if (next > now) return next;
-  // Behind by a whole interval (the engine was down or overloaded): spread the catch-up instead of a burst.
-  return now + Math.floor(Math.random() * Math.min(check.intervalMs, FIRST_CHECK_SPREAD_MS));
+  return check.dueAt + Math.ceil((now - check.dueAt + 1) / check.intervalMs) * check.intervalMs;
 }
 
 /**
@@ -147,8 +152,38 @@ export async function recordOutcomes(store: Store, outcomes: Outcome[], now: num
     const ids = [...new Set(outcomes.map((o) => o.check.siteId))].sort();
     // Lock first (PostgreSQL; in id order so that two engines never deadlock), then write.
     const sites = await lockSites(store, trx, ids);
-    const live = outcomes.filter((o) => sites.has(o.check.siteId));
+    // Only while the lease is still this engine's: a batch written twice (a retry after a commit whose answer was
+    // lost) or after the lease passed to another engine is skipped, so nothing is counted twice or overwritten.
+    const live: Outcome[] = [];
     let rows = 0;
+    for (const o of outcomes) {
+      if (!sites.has(o.check.siteId)) continue;
+      const summary: ResultSummary = {
+        region: o.check.region,
+        at: o.at,
+        ok: o.ok,
+        responseMs: o.responseMs === null ? null : Math.round(o.responseMs),
+        error: o.error,
+      };
+      const recent = [summary, ...o.check.recent].slice(0, THRESHOLDS.confirmFailures);
+      const due = iso(o.check.dueAt);
+      const updated = await trx
+        .updateTable("site_checks")
+        .set({
+          recent: JSON.stringify(recent),
+          // A site edited while its check ran was rescheduled to "soon": keep that.
+          next_check_at: sql<string>`case when next_check_at = ${due} then ${iso(nextDue(o.check, now))} else next_check_at end`,
+          lease_owner: null,
+          lease_until: null,
+        })
+        .where("site_id", "=", o.check.siteId)
+        .where("region", "=", o.check.region)
+        .where("lease_owner", "=", o.check.owner)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) continue;
+      live.push(o);
+      rows++;
+    }
     for (let i = 0; i < live.length; i += 100) {
       const chunk = live.slice(i, i + 100);
       await trx
@@ -169,28 +204,7 @@ export async function recordOutcomes(store: Store, outcomes: Outcome[], now: num
         .execute();
       rows += chunk.length;
     }
-    for (const o of live) {
-      const summary: ResultSummary = {
-        region: o.check.region,
-        at: o.at,
-        ok: o.ok,
-        responseMs: o.responseMs === null ? null : Math.round(o.responseMs),
-        error: o.error,
-      };
-      const recent = [summary, ...o.check.recent].slice(0, THRESHOLDS.confirmFailures);
-      await trx
-        .updateTable("site_checks")
-        .set({
-          recent: JSON.stringify(recent),
-          next_check_at: iso(nextDue(o.check, now)),
-          lease_owner: null,
-          lease_until: null,
-        })
-        .where("site_id", "=", o.check.siteId)
-        .where("region", "=", o.check.region)
-        .execute();
-      rows++;
-    }
+    for (const id of sites.keys()) if (!live.some((o) => o.check.siteId === id)) sites.delete(id);
     const judged = await judgeSites(trx, sites, live, now);
     return { sites: [...sites.keys()], pagesChanged: judged.pagesChanged, rows: rows + judged.rows };
   });
@@ -344,8 +358,11 @@ async function judgeSites(
     };
     const latest = mine.at(-1);
     if (latest) {
-      change.last_check_time = iso(latest.at);
-      if (latest.responseMs !== null) change.last_response_ms = Math.round(latest.responseMs);
+      // Another region's older result may be written after a newer one: the check time never goes back.
+      if (!site.last_check_time || iso(latest.at) > site.last_check_time) {
+        change.last_check_time = iso(latest.at);
+        if (latest.responseMs !== null) change.last_response_ms = Math.round(latest.responseMs);
+      }
       const cert = [...mine].reverse().find((o) => o.certificate)?.certificate;
       if (cert) {
         const before = site.ssl_info ? (JSON.parse(site.ssl_info) as { expiresAt: string }) : null;

@@ -125,12 +125,13 @@ export function judgeHealth(input: HealthInput): Health {
 export type IncidentMove = "open" | "resolve" | "update" | null;
 
 /**
- * Unhealthy opens an incident; recovering to healthy or degraded resolves it; losing sight of the site while it
- * is open (unknown: no fresh result, paused, disabled) is an update that leaves it open. Nothing else moves it.
+ * Unhealthy opens an incident; recovering to healthy or degraded resolves it, also when the site was out of sight
+ * in between (unknown: no fresh result, paused, disabled, an engine restart); losing sight of the site while it is
+ * open is an update that leaves it open. Nothing else moves it. Resolving when nothing is open does nothing.
  */
 export function incidentMove(previous: SiteState, next: SiteState): IncidentMove {
   if (previous === next) return null;
   if (next === "unhealthy") return "open";
-  if (previous !== "unhealthy") return null;
-  return next === "unknown" ? "update" : "resolve";
+  if (previous === "unhealthy") return next === "unknown" ? "update" : "resolve";
+  return previous === "unknown" ? "resolve" : null;
 }

@@ -411,9 +411,14 @@ export class Store {
         .executeTakeFirst();
       if (row && Object.keys(changes).some((key) => RESCHEDULING_COLUMNS.has(key))) {
         await scheduleSoon(trx, row.id, JSON.parse(row.regions), now);
+        // Another address: what was learned about the old one's certificate and domain no longer applies.
+        const forget =
+          changes.url !== undefined
+            ? { ssl_info: null, has_certificate_error: 0, domain_checked_at: null, conditions_at: null }
+            : {};
         return trx
           .updateTable("sites")
-          .set({ rejudge_at: now })
+          .set({ rejudge_at: now, ...forget })
           .where("id", "=", id)
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -422,13 +427,46 @@ export class Store {
     });
   }
 
-  async deleteSite(workspaceId: string, id: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom("sites")
-      .where("id", "=", id)
-      .where("workspace_id", "=", workspaceId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+  /**
+   * Deletes a site; its open automatic incidents are resolved first (with an update saying why), so that no page
+   * is left with an outage nobody can end.
+   */
+  async deleteSite(workspaceId: string, id: string, now = new Date().toISOString()): Promise<boolean> {
+    return this.transaction(async (trx) => {
+      const site = await trx
+        .selectFrom("sites")
+        .select("id")
+        .where("id", "=", id)
+        .where("workspace_id", "=", workspaceId)
+        .executeTakeFirst();
+      if (!site) return false;
+      const open = await trx
+        .selectFrom("incidents")
+        .select(["id", "page_id"])
+        .where("site_id", "=", id)
+        .where("source", "=", "automatic")
+        .where("resolved_at", "is", null)
+        .execute();
+      for (const incident of open) {
+        await trx
+          .insertInto("incident_updates")
+          .values({
+            incident_id: incident.id,
+            status: "resolved",
+            message: "The site was removed from monitoring.",
+            created_at: now,
+          })
+          .execute();
+        await trx
+          .updateTable("incidents")
+          .set({ status: "resolved", resolved_at: now, updated_at: now })
+          .where("id", "=", incident.id)
+          .execute();
+        await this.touchPage(incident.page_id, now, trx);
+      }
+      await trx.deleteFrom("sites").where("id", "=", id).execute();
+      return true;
+    });
   }
 
   /** Daily statistics of some sites from a UTC day on, oldest first. */

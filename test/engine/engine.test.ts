@@ -3,7 +3,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "vitest";
 import { Engine } from "../../server/engine/engine.ts";
-import { claimDue } from "../../server/engine/record.ts";
+import { claimDue, nextDue, type Outcome, recordOutcomes } from "../../server/engine/record.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
 import { client, describeStores, makeApp, seedOwner, TestClock } from "../helpers.ts";
@@ -361,6 +361,90 @@ describeStores("engine", (kind) => {
     // The lease outlives the site's timeout (5 s) by the margin (60 s).
     await round(e, 5000 + 60_000 + 1);
     expect((await site(id)).lastCheckTime).toBe(clock.now().toISOString());
+  });
+
+  test("an incident left open while the site was out of sight resolves when it is back; deleting a site resolves its incidents", async () => {
+    const e = engine();
+    const { id } = await createSite("/flaky");
+    const other = await createSite("/flaky");
+    const page = await makePage(id, "Shop");
+    await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: other.id, label: "Blog" });
+    await round(e, 3000);
+    behaviour.flaky = "down";
+    await round(e);
+    await round(e);
+    expect((await site(id)).state).toBe("unhealthy");
+    await api.patch(`/public/v1/site/${id}`, { pause: true });
+    await round(e, 3000);
+    const paused = (await publicPage(page.slug)).incidents.find((i: { title: string }) => i.title === "Shop is down");
+    expect(paused.status).toBe("investigating");
+    expect(paused.updates[0].message).toBe("Checks are not reporting. Paused: not checked.");
+    behaviour.flaky = "up";
+    await api.patch(`/public/v1/site/${id}`, { pause: false });
+    await round(e, 3000);
+    const back = (await publicPage(page.slug)).incidents.find((i: { title: string }) => i.title === "Shop is down");
+    expect(back.status).toBe("resolved");
+
+    behaviour.flaky = "down";
+    await round(e);
+    await round(e);
+    const blog = (await publicPage(page.slug)).incidents.find((i: { title: string }) => i.title === "Blog is down");
+    expect(blog.status).toBe("investigating");
+    expect((await api.delete(`/public/v1/site/${other.id}`)).status).toBe(200);
+    const gone = (await publicPage(page.slug)).incidents.find((i: { title: string }) => i.title === "Blog is down");
+    expect(gone).toMatchObject({ status: "resolved", resolved_at: clock.now().toISOString() });
+    expect(gone.updates[0].message).toBe("The site was removed from monitoring.");
+  });
+
+  test("an edit while a check runs keeps the new early schedule; a batch written twice counts once", async () => {
+    const { id } = await createSite("/ok", { checkInterval: 3600 });
+    clock.advance(3000);
+    const [check] = await claimDue(store, { region: "local", owner: "e1", now: clock.now().getTime(), limit: 1 });
+    expect(check?.siteId).toBe(id);
+    await api.patch(`/public/v1/site/${id}`, { url: `${http}/flaky` });
+    const outcome: Outcome = {
+      check: check as NonNullable<typeof check>,
+      at: clock.now().getTime(),
+      ok: true,
+      slow: false,
+      statusCode: 200,
+      responseMs: 12,
+      error: null,
+      timings: { totalMs: 12 },
+      certificate: null,
+      wordpress: false,
+    };
+    const first = await recordOutcomes(store, [outcome], clock.now().getTime());
+    expect(first.sites).toEqual([id]);
+    recorded(first);
+    const row = await store.db
+      .selectFrom("site_checks")
+      .selectAll()
+      .where("site_id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(Date.parse(row.next_check_at) - clock.now().getTime()).toBeLessThan(3000);
+    // The same batch again (a retry whose first commit did land): the lease is gone, nothing is counted twice.
+    const again = await recordOutcomes(store, [outcome], clock.now().getTime());
+    expect(again).toEqual({ sites: [], pagesChanged: false, rows: 0 });
+    expect(await countResults(store)).toBe(1);
+    expect((await site(id)).stat[0].checks).toBe(1);
+  });
+
+  test("a late check keeps its phase; a new address forgets the old certificate", async () => {
+    const check = { dueAt: 0, intervalMs: 60_000 } as Parameters<typeof nextDue>[0];
+    expect(nextDue(check, 30_000)).toBe(60_000);
+    expect(nextDue(check, 150_000)).toBe(180_000);
+    expect(nextDue(check, 180_000)).toBe(240_000);
+    const e = engine();
+    const { id } = await createSite(https.valid as string);
+    await round(e, 3000);
+    expect((await site(id)).sslInfo).not.toBeNull();
+    const moved = await api.patch(`/public/v1/site/${id}`, { url: `${http}/ok` });
+    expect(moved.json.data).toMatchObject({ sslInfo: null, hasCertificateError: false });
+    await round(e, 3000);
+    const after = await site(id);
+    expect(after.sslInfo).toBeNull();
+    expect(after.conditions.find((c: { key: string }) => c.key === "ssl_expiry")).toBeUndefined();
   });
 
   test("start times are spread, results are written in batches, and raw results are pruned after the retention", async () => {

@@ -113,7 +113,8 @@ describe("incidentMove", () => {
     ["healthy", "degraded", null],
     ["degraded", "healthy", null],
     ["healthy", "unknown", null],
-    ["unknown", "healthy", null],
+    ["unknown", "healthy", "resolve"],
+    ["unknown", "degraded", "resolve"],
   ] as const)("%s → %s: %s", (previous, next, move) => {
     expect(incidentMove(previous, next)).toBe(move);
   });
