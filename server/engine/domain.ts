@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { getDomain } from "tldts";
 import { request } from "undici";
 import { z } from "zod";
+import { PromiseCache } from "./promise-cache.ts";
 
 /** What the engine learns about a site's domain registration. */
 export interface DomainInfo {
@@ -17,7 +18,7 @@ export interface DomainInfo {
 /** Lookups are cached for a day; a failed one is retried after an hour. */
 export const DOMAIN_CACHE = {
   ttlMs: 86_400_000,
-  retryMs: 3_600_000,
+  failureTtlMs: 3_600_000,
   timeoutMs: 10_000,
   maxBytes: 512 * 1024,
   maxEntries: 50_000,
@@ -73,15 +74,14 @@ export interface DomainLookupOptions {
  */
 export class DomainLookup {
   private readonly rdapByTld = new Map<string, string>();
-  private readonly cache = new Map<string, { info: Promise<DomainInfo>; until: number }>();
-  private readonly now: () => number;
+  private readonly cache: PromiseCache<DomainInfo>;
 
   constructor(private readonly options: DomainLookupOptions) {
     for (const [tlds, urls] of options.bootstrap.services) {
       const url = urls.find((u) => u.startsWith("https:")) ?? urls[0];
       if (url) for (const tld of tlds) this.rdapByTld.set(tld.toLowerCase(), url.endsWith("/") ? url : `${url}/`);
     }
-    this.now = options.now ?? Date.now;
+    this.cache = new PromiseCache(DOMAIN_CACHE, options.now ?? Date.now);
   }
 
   /** The registrable domain of a host name; null for IP addresses and hosts without one (localhost). */
@@ -91,17 +91,7 @@ export class DomainLookup {
   }
 
   lookup(domain: string): Promise<DomainInfo> {
-    const now = this.now();
-    const cached = this.cache.get(domain);
-    if (cached && cached.until > now) return cached.info;
-    const info = this.fetch(domain);
-    const entry = { info, until: now + DOMAIN_CACHE.ttlMs };
-    if (this.cache.size >= DOMAIN_CACHE.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(domain, entry);
-    info.catch(() => {
-      entry.until = this.now() + DOMAIN_CACHE.retryMs;
-    });
-    return info;
+    return this.cache.get(domain, () => this.fetch(domain));
   }
 
   private async fetch(domain: string): Promise<DomainInfo> {

@@ -4,7 +4,7 @@ import type { Clock } from "../api/time.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { DnsCache } from "./dns-cache.ts";
-import { DOMAIN_CACHE, type DomainInfo, DomainLookup } from "./domain.ts";
+import { DOMAIN_CACHE, DomainLookup } from "./domain.ts";
 import { type CheckPolicy, checkHttp } from "./http-check.ts";
 import {
   claimDue,
@@ -12,6 +12,7 @@ import {
   type Outcome,
   pruneResults,
   type RecordSummary,
+  recordDomain,
   recordOutcomes,
   sweep,
 } from "./record.ts";
@@ -42,7 +43,7 @@ export const ENGINE_TIMERS = { pollMs: 200, flushMs: 250, sweepMs: 5000, pruneMs
 /** Results written in one transaction, at most; and kept in memory while the store cannot be written, at most. */
 const FLUSH_BATCH = 1000;
 const MAX_BUFFERED = 20 * FLUSH_BATCH;
-/** Domain lookups under way at once, at most, and the time one may take. */
+/** Domain lookups under way at once, at most (each is bounded in time by DOMAIN_CACHE.timeoutMs). */
 const DOMAIN_LOOKUPS = { concurrency: 4 } as const;
 
 /** Figures the benchmark and the logs read. */
@@ -76,10 +77,8 @@ export class Engine {
   private readonly running = new Set<Promise<void>>();
   private readonly lookups = new Set<Promise<void>>();
   private claiming: Promise<number> = Promise.resolve(0);
-  private readonly domainsPending = new Set<string>();
   private readonly timers: NodeJS.Timeout[] = [];
   private flushing: Promise<void> = Promise.resolve();
-  private stopped = true;
   /** Set by stop(): no more claims, also from a claim loop already under way. */
   private halted = false;
   private readonly policy: CheckPolicy;
@@ -94,11 +93,10 @@ export class Engine {
 
   /** Starts the loops; returns at once. */
   start(): void {
-    this.stopped = false;
     const every = (ms: number, task: () => Promise<unknown>, name: string) => {
       let busy = false;
       const timer = setInterval(() => {
-        if (busy || this.stopped) return;
+        if (busy) return;
         busy = true;
         task()
           .catch((err) => this.o.logger.error({ err, task: name }, "engine task failed"))
@@ -135,7 +133,6 @@ export class Engine {
    * that another engine can check those sites at once.
    */
   async stop(): Promise<void> {
-    this.stopped = true;
     this.halted = true;
     for (const t of this.timers) clearInterval(t);
     await this.claiming;
@@ -204,7 +201,8 @@ export class Engine {
       this.policy,
     );
     const answered = result.statusCode !== null;
-    const responseMs = answered ? result.timings.totalMs : null;
+    // Whole milliseconds, as stored everywhere (raw results, the site, the day's statistics).
+    const responseMs = answered ? Math.round(result.timings.totalMs) : null;
     const cert = result.certificate;
     this.stats.checks++;
     this.buffer.push({
@@ -266,12 +264,14 @@ export class Engine {
     this.o.onRecorded?.(summary);
   }
 
-  /** Domain registrations are looked up in the background, at most daily per site (and cached by domain). */
+  /**
+   * Domain registrations are looked up in the background, at most daily per site (and cached by domain, so one
+   * lookup serves every site of a domain and every check until it is stored).
+   */
   private lookUpDomain(check: DueCheck): void {
     const domains = this.o.domains;
-    if (!domains || this.domainsPending.has(check.siteId) || this.lookups.size >= DOMAIN_LOOKUPS.concurrency) return;
-    const now = this.now();
-    if (check.domainCheckedAt && now - Date.parse(check.domainCheckedAt) < DOMAIN_CACHE.ttlMs) return;
+    if (!domains || this.lookups.size >= DOMAIN_LOOKUPS.concurrency) return;
+    if (check.domainCheckedAt && this.now() - Date.parse(check.domainCheckedAt) < DOMAIN_CACHE.ttlMs) return;
     let host: string;
     try {
       host = new URL(check.url).hostname;
@@ -280,43 +280,15 @@ export class Engine {
     }
     const domain = DomainLookup.registrable(host);
     if (!domain) return;
-    this.domainsPending.add(check.siteId);
-    const store = this.o.store;
-    const write = async (info: DomainInfo | null, checkedAt: number) => {
-      await store.db
-        .updateTable("sites")
-        .set({
-          domain_checked_at: new Date(checkedAt).toISOString(),
-          ...(info
-            ? {
-                domain_info: JSON.stringify({
-                  domain: info.domain,
-                  expiresAt: info.expiresAt,
-                  registrar: info.registrar,
-                }),
-                domain_expiration: info.expiresAt,
-                // Judge the conditions again soon, with the new expiry.
-                conditions_at: null,
-                rejudge_at: new Date(this.now()).toISOString(),
-              }
-            : {}),
-        })
-        .where("id", "=", check.siteId)
-        .execute();
-    };
     const task: Promise<void> = domains
       .lookup(domain)
-      .then((info) => write(info, this.now()))
+      .then((info) => recordDomain(this.o.store, check.siteId, info, this.now()))
       .catch(async (err) => {
         this.o.logger.warn({ domain, err: String(err) }, "domain lookup failed");
-        // Retried after DOMAIN_CACHE.retryMs rather than a day.
-        await write(null, this.now() - DOMAIN_CACHE.ttlMs + DOMAIN_CACHE.retryMs);
+        await recordDomain(this.o.store, check.siteId, null, this.now());
       })
       .catch((err) => this.o.logger.error({ err }, "storing a domain lookup failed"))
-      .finally(() => {
-        this.domainsPending.delete(check.siteId);
-        this.lookups.delete(task);
-      });
+      .finally(() => this.lookups.delete(task));
     this.lookups.add(task);
   }
 }

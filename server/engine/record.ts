@@ -3,6 +3,7 @@ import type { SiteState } from "../contract/site.ts";
 import type { Database } from "../store/schema.ts";
 import { newId, type SiteRow, type Store } from "../store/store.ts";
 import { type Condition, judgeConditions } from "./conditions.ts";
+import { DOMAIN_CACHE, type DomainInfo } from "./domain.ts";
 import { THRESHOLDS } from "./thresholds.ts";
 import { type Health, incidentMove, judgeHealth, type ResultSummary } from "./verdict.ts";
 
@@ -38,7 +39,7 @@ export interface Outcome {
   ok: boolean;
   slow: boolean;
   statusCode: number | null;
-  /** Total time of a check that got an answer; null when none came. */
+  /** Total time of a check that got an answer, in whole ms; null when none came. */
   responseMs: number | null;
   error: string | null;
   timings: Record<string, number | null>;
@@ -149,9 +150,8 @@ export function nextDue(check: DueCheck, now: number): number {
 export async function recordOutcomes(store: Store, outcomes: Outcome[], now: number): Promise<RecordSummary> {
   if (outcomes.length === 0) return { sites: [], pagesChanged: false, rows: 0 };
   return store.transaction(async (trx) => {
-    const ids = [...new Set(outcomes.map((o) => o.check.siteId))].sort();
     // Lock first (PostgreSQL; in id order so that two engines never deadlock), then write.
-    const sites = await lockSites(store, trx, ids);
+    const sites = await lockSites(store, trx, [...new Set(outcomes.map((o) => o.check.siteId))]);
     // Only while the lease is still this engine's: a batch written twice (a retry after a commit whose answer was
     // lost) or after the lease passed to another engine is skipped, so nothing is counted twice or overwritten.
     const live: Outcome[] = [];
@@ -162,7 +162,7 @@ export async function recordOutcomes(store: Store, outcomes: Outcome[], now: num
         region: o.check.region,
         at: o.at,
         ok: o.ok,
-        responseMs: o.responseMs === null ? null : Math.round(o.responseMs),
+        responseMs: o.responseMs,
         error: o.error,
       };
       const recent = [summary, ...o.check.recent].slice(0, THRESHOLDS.confirmFailures);
@@ -196,7 +196,7 @@ export async function recordOutcomes(store: Store, outcomes: Outcome[], now: num
             ok: o.ok ? 1 : 0,
             slow: o.slow ? 1 : 0,
             status_code: o.statusCode,
-            response_ms: o.responseMs === null ? null : Math.round(o.responseMs),
+            response_ms: o.responseMs,
             error: o.error,
             timings: JSON.stringify(o.timings),
           })),
@@ -204,10 +204,29 @@ export async function recordOutcomes(store: Store, outcomes: Outcome[], now: num
         .execute();
       rows += chunk.length;
     }
-    for (const id of sites.keys()) if (!live.some((o) => o.check.siteId === id)) sites.delete(id);
-    const judged = await judgeSites(trx, sites, live, now);
+    const recorded = new Set(live.map((o) => o.check.siteId));
+    for (const id of sites.keys()) if (!recorded.has(id)) sites.delete(id);
+    const judged = await judgeSites(store, trx, sites, live, now);
     return { sites: [...sites.keys()], pagesChanged: judged.pagesChanged, rows: rows + judged.rows };
   });
+}
+
+/**
+ * Stores a site's domain registration and asks for its conditions to be judged again soon, with the new expiry.
+ * A failed lookup (null) only stamps the time, so that it is tried again after DOMAIN_CACHE.failureTtlMs rather
+ * than a day.
+ */
+export async function recordDomain(store: Store, siteId: string, info: DomainInfo | null, now: number) {
+  const changes = info
+    ? {
+        domain_checked_at: iso(now),
+        domain_info: JSON.stringify({ domain: info.domain, expiresAt: info.expiresAt, registrar: info.registrar }),
+        domain_expiration: info.expiresAt,
+        conditions_at: null,
+        rejudge_at: iso(now),
+      }
+    : { domain_checked_at: iso(now - DOMAIN_CACHE.ttlMs + DOMAIN_CACHE.failureTtlMs) };
+  await store.db.updateTable("sites").set(changes).where("id", "=", siteId).execute();
 }
 
 /** Judges again the sites whose verdict can change with time alone (results going stale, a pause, a domain). */
@@ -228,7 +247,7 @@ export async function sweep(store: Store, now: number, limit = 500): Promise<Rec
     );
     // Another engine may have judged them meanwhile.
     for (const [id, site] of sites) if (site.rejudge_at === null || site.rejudge_at > iso(now)) sites.delete(id);
-    const judged = await judgeSites(trx, sites, [], now);
+    const judged = await judgeSites(store, trx, sites, [], now);
     return { sites: [...sites.keys()], ...judged };
   });
 }
@@ -263,6 +282,16 @@ async function lockSites(store: Store, trx: Kysely<Database>, ids: string[]): Pr
   return new Map(rows.map((r) => [r.id, r]));
 }
 
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}
+
 type StatDelta = {
   checks_total: number;
   checks_up: number;
@@ -288,6 +317,7 @@ function addStat(stats: Map<string, StatDelta>, siteId: string, day: string, del
 
 /** The verdict of each site from its regions' recent results, with everything that follows from it. */
 async function judgeSites(
+  store: Store,
   trx: Kysely<Database>,
   sites: Map<string, SiteRow>,
   outcomes: Outcome[],
@@ -300,10 +330,11 @@ async function judgeSites(
     .select(["site_id", "recent"])
     .where("site_id", "in", ids)
     .execute();
-  const results = new Map<string, ResultSummary[]>();
-  for (const s of schedules) results.set(s.site_id, [...(results.get(s.site_id) ?? []), ...JSON.parse(s.recent)]);
-  const bySite = new Map<string, Outcome[]>();
-  for (const o of outcomes) bySite.set(o.check.siteId, [...(bySite.get(o.check.siteId) ?? []), o]);
+  const results = groupBy(
+    schedules.flatMap((s) => (JSON.parse(s.recent) as ResultSummary[]).map((r) => ({ siteId: s.site_id, ...r }))),
+    (r) => r.siteId,
+  );
+  const bySite = groupBy(outcomes, (o) => o.check.siteId);
 
   const stats = new Map<string, StatDelta>();
   const moves: { site: SiteRow; move: NonNullable<ReturnType<typeof incidentMove>>; health: Health }[] = [];
@@ -361,9 +392,9 @@ async function judgeSites(
       // Another region's older result may be written after a newer one: the check time never goes back.
       if (!site.last_check_time || iso(latest.at) > site.last_check_time) {
         change.last_check_time = iso(latest.at);
-        if (latest.responseMs !== null) change.last_response_ms = Math.round(latest.responseMs);
+        if (latest.responseMs !== null) change.last_response_ms = latest.responseMs;
       }
-      const cert = [...mine].reverse().find((o) => o.certificate)?.certificate;
+      const cert = mine.findLast((o) => o.certificate)?.certificate;
       if (cert) {
         const before = site.ssl_info ? (JSON.parse(site.ssl_info) as { expiresAt: string }) : null;
         change.ssl_info = JSON.stringify({
@@ -374,7 +405,7 @@ async function judgeSites(
         change.has_certificate_error = cert.authorized ? 0 : 1;
         if (before?.expiresAt !== cert.expiresAt) change.conditions_at = null;
       }
-      const wp = [...mine].reverse().find((o) => o.wordpress !== null)?.wordpress;
+      const wp = mine.findLast((o) => o.wordpress !== null)?.wordpress;
       const stored = site.wordpress
         ? (JSON.parse(site.wordpress) as { value: boolean; manualOverride: boolean })
         : null;
@@ -401,6 +432,7 @@ async function judgeSites(
       .where("at", ">=", iso(now - THRESHOLDS.chronic.windowHours * 3_600_000))
       .groupBy("site_id")
       .execute();
+    const windowOf = new Map(windows.map((w) => [w.site_id, w]));
     for (const id of needConditions) {
       const site = sites.get(id) as SiteRow;
       const change = updates.get(id) as Partial<SiteRow>;
@@ -409,7 +441,7 @@ async function judgeSites(
         issuer: string;
       } | null;
       const domain = JSON.parse(site.domain_info ?? "null") as { domain: string; expiresAt: string | null } | null;
-      const w = windows.find((x) => x.site_id === id);
+      const w = windowOf.get(id);
       const conditions: Condition[] = judgeConditions({
         now,
         certificate: ssl ? { expiresAt: Date.parse(ssl.expiresAt), issuer: ssl.issuer } : null,
@@ -461,8 +493,9 @@ async function judgeSites(
       .execute();
     rows += chunk.length;
   }
-  rows += await moveIncidents(trx, moves, now);
-  const pagesChanged = moves.length > 0 || [...updates].some(([id, c]) => c.state !== sites.get(id)?.state);
+  rows += await moveIncidents(store, trx, moves, now);
+  // Every incident move is a change of state, so this covers incidents too.
+  const pagesChanged = [...updates].some(([id, c]) => c.state !== sites.get(id)?.state);
   return { pagesChanged, rows };
 }
 
@@ -471,6 +504,7 @@ async function judgeSites(
  * changes state while open, resolved when it recovers.
  */
 async function moveIncidents(
+  store: Store,
   trx: Kysely<Database>,
   moves: { site: SiteRow; move: "open" | "resolve" | "update"; health: Health }[],
   now: number,
@@ -492,33 +526,16 @@ async function moveIncidents(
     .where("resolved_at", "is", null)
     .execute();
   let rows = 0;
-  const touched = new Set<number>();
-  const addUpdate = async (incidentId: number, status: string, message: string) => {
-    await trx
-      .insertInto("incident_updates")
-      .values({ incident_id: incidentId, status, message, created_at: at })
-      .execute();
-    await trx
-      .updateTable("incidents")
-      .set({ status, updated_at: at, ...(status === "resolved" ? { resolved_at: at } : {}) })
-      .where("id", "=", incidentId)
-      .execute();
-    rows += 2;
-  };
   for (const { site, move, health } of moves) {
     const mine = open.filter((i) => i.site_id === site.id);
     if (move === "open") {
+      const message = `Porchlight confirmed an outage. ${health.summary}`;
       for (const item of items.filter((i) => i.site_id === site.id)) {
-        touched.add(item.page_id);
         const existing = mine.find((i) => i.page_id === item.page_id);
-        const message = `Porchlight confirmed an outage. ${health.summary}`;
         if (existing) {
-          await addUpdate(existing.id, existing.status, message);
-          continue;
-        }
-        const { id } = await trx
-          .insertInto("incidents")
-          .values({
+          await store.appendIncidentUpdate(trx, item.page_id, existing.id, existing.status, message, at);
+        } else {
+          const incident = {
             page_id: item.page_id,
             title: `${item.label} is down`,
             status: "investigating",
@@ -528,29 +545,21 @@ async function moveIncidents(
             updated_at: at,
             site_id: site.id,
             source: "automatic",
-          })
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        await trx
-          .insertInto("incident_updates")
-          .values({ incident_id: id, status: "investigating", message, created_at: at })
-          .execute();
+          };
+          await store.insertIncident(trx, incident, message);
+        }
         rows += 2;
       }
     } else {
       for (const incident of mine) {
-        touched.add(incident.page_id);
-        if (move === "resolve") await addUpdate(incident.id, "resolved", `Recovered. ${health.summary}`);
-        else await addUpdate(incident.id, incident.status, `Checks are not reporting. ${health.summary}`);
+        const [status, message] =
+          move === "resolve"
+            ? ["resolved", `Recovered. ${health.summary}`]
+            : [incident.status, `Checks are not reporting. ${health.summary}`];
+        await store.appendIncidentUpdate(trx, incident.page_id, incident.id, status, message, at);
+        rows += 2;
       }
     }
-  }
-  if (touched.size > 0) {
-    await trx
-      .updateTable("status_pages")
-      .set({ updated_at: at })
-      .where("id", "in", [...touched])
-      .execute();
   }
   return rows;
 }

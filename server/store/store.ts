@@ -401,28 +401,26 @@ export class Store {
     changes: Partial<SiteRow>,
     now: string,
   ): Promise<SiteRow | undefined> {
+    const reschedule = Object.keys(changes).some((key) => RESCHEDULING_COLUMNS.has(key));
+    // Another address: what was learned about the old one's certificate and domain no longer applies.
+    const forget =
+      changes.url !== undefined
+        ? { ssl_info: null, has_certificate_error: 0, domain_checked_at: null, conditions_at: null }
+        : {};
     return this.transaction(async (trx) => {
       const row = await trx
         .updateTable("sites")
-        .set({ ...changes, updated_at: now, version: sql`version + 1` })
+        .set({
+          ...changes,
+          ...(reschedule ? { rejudge_at: now, ...forget } : {}),
+          updated_at: now,
+          version: sql`version + 1`,
+        })
         .where("id", "=", id)
         .where("workspace_id", "=", workspaceId)
         .returningAll()
         .executeTakeFirst();
-      if (row && Object.keys(changes).some((key) => RESCHEDULING_COLUMNS.has(key))) {
-        await scheduleSoon(trx, row.id, JSON.parse(row.regions), now);
-        // Another address: what was learned about the old one's certificate and domain no longer applies.
-        const forget =
-          changes.url !== undefined
-            ? { ssl_info: null, has_certificate_error: 0, domain_checked_at: null, conditions_at: null }
-            : {};
-        return trx
-          .updateTable("sites")
-          .set({ rejudge_at: now, ...forget })
-          .where("id", "=", id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-      }
+      if (row && reschedule) await scheduleSoon(trx, row.id, JSON.parse(row.regions), now);
       return row;
     });
   }
@@ -448,21 +446,8 @@ export class Store {
         .where("resolved_at", "is", null)
         .execute();
       for (const incident of open) {
-        await trx
-          .insertInto("incident_updates")
-          .values({
-            incident_id: incident.id,
-            status: "resolved",
-            message: "The site was removed from monitoring.",
-            created_at: now,
-          })
-          .execute();
-        await trx
-          .updateTable("incidents")
-          .set({ status: "resolved", resolved_at: now, updated_at: now })
-          .where("id", "=", incident.id)
-          .execute();
-        await this.touchPage(incident.page_id, now, trx);
+        const message = "The site was removed from monitoring.";
+        await this.appendIncidentUpdate(trx, incident.page_id, incident.id, "resolved", message, now);
       }
       await trx.deleteFrom("sites").where("id", "=", id).execute();
       return true;
@@ -634,38 +619,51 @@ export class Store {
   }
 
   /** Inserts an incident and its first update in one transaction. */
-  async createIncident(row: Insertable<Database["incidents"]>, message: string): Promise<number> {
-    return this.transaction(async (trx) => {
-      const { id } = await trx.insertInto("incidents").values(row).returning("id").executeTakeFirstOrThrow();
-      await trx
-        .insertInto("incident_updates")
-        .values({ incident_id: id, status: row.status, message, created_at: row.created_at })
-        .execute();
-      await this.touchPage(row.page_id, row.created_at, trx);
-      return id;
-    });
+  createIncident(row: Insertable<Database["incidents"]>, message: string): Promise<number> {
+    return this.transaction((trx) => this.insertIncident(trx, row, message));
+  }
+
+  /** Inserts an incident and its first update within the caller's transaction (the API's, or the engine's). */
+  async insertIncident(trx: Kysely<Database>, row: Insertable<Database["incidents"]>, message: string) {
+    const { id } = await trx.insertInto("incidents").values(row).returning("id").executeTakeFirstOrThrow();
+    await trx
+      .insertInto("incident_updates")
+      .values({ incident_id: id, status: row.status, message, created_at: row.created_at })
+      .execute();
+    await this.touchPage(row.page_id, row.created_at, trx);
+    return id;
   }
 
   /** Appends an update and moves the incident to its status; resolving stamps resolved_at, reopening clears it. */
   async addIncidentUpdate(pageId: number, incidentId: number, status: string, message: string, now: string) {
-    await this.transaction(async (trx) => {
-      await trx
-        .insertInto("incident_updates")
-        .values({ incident_id: incidentId, status, message, created_at: now })
-        .execute();
-      const current = await trx
-        .selectFrom("incidents")
-        .select(["resolved_at"])
-        .where("id", "=", incidentId)
-        .executeTakeFirstOrThrow();
-      const resolvedAt = status === "resolved" ? (current.resolved_at ?? now) : null;
-      await trx
-        .updateTable("incidents")
-        .set({ status, resolved_at: resolvedAt, updated_at: now })
-        .where("id", "=", incidentId)
-        .execute();
-      await this.touchPage(pageId, now, trx);
-    });
+    await this.transaction((trx) => this.appendIncidentUpdate(trx, pageId, incidentId, status, message, now));
+  }
+
+  /** addIncidentUpdate within the caller's transaction. */
+  async appendIncidentUpdate(
+    trx: Kysely<Database>,
+    pageId: number,
+    incidentId: number,
+    status: string,
+    message: string,
+    now: string,
+  ): Promise<void> {
+    await trx
+      .insertInto("incident_updates")
+      .values({ incident_id: incidentId, status, message, created_at: now })
+      .execute();
+    const current = await trx
+      .selectFrom("incidents")
+      .select(["resolved_at"])
+      .where("id", "=", incidentId)
+      .executeTakeFirstOrThrow();
+    const resolvedAt = status === "resolved" ? (current.resolved_at ?? now) : null;
+    await trx
+      .updateTable("incidents")
+      .set({ status, resolved_at: resolvedAt, updated_at: now })
+      .where("id", "=", incidentId)
+      .execute();
+    await this.touchPage(pageId, now, trx);
   }
 
   async updateIncident(pageId: number, incidentId: number, title: string, now: string): Promise<void> {
