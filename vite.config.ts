@@ -1,6 +1,100 @@
+import { createHash } from "node:crypto";
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 
+/**
+ * Beside dist/embed/porchlight.js, a copy named by its content hash (safe to cache for a year) and manifest.json
+ * naming that copy with its Subresource Integrity value, so owners can pin a version.
+ */
+function hashedCopy(): Plugin {
+  return {
+    name: "porchlight-hashed-copy",
+    generateBundle(_options, bundle) {
+      const chunk = bundle["porchlight.js"];
+      if (chunk?.type !== "chunk") return;
+      const hash = createHash("sha256").update(chunk.code).digest("hex").slice(0, 10);
+      const fileName = `porchlight.${hash}.js`;
+      const integrity = `sha384-${createHash("sha384").update(chunk.code).digest("base64")}`;
+      this.emitFile({ type: "asset", fileName, source: chunk.code });
+      this.emitFile({
+        type: "asset",
+        fileName: "manifest.json",
+        source: `${JSON.stringify({ file: fileName, integrity })}\n`,
+      });
+    },
+  };
+}
+
+/** Collapses what only the source needs: comments and indentation in CSS, line breaks and indentation in HTML. */
+export function minifyCss(css: string): string {
+  return css
+    .replace(/\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\//g, "")
+    .replace(/\s+/g, " ")
+    .replace(/ ?([{};,>]) ?/g, "$1")
+    .replace(/: /g, ":")
+    .replace(/;}/g, "}")
+    .replace(/([^\w.-])0\./g, "$1.")
+    .replace(/="([\w-]+)"\]/g, "=$1]")
+    .trim();
+}
+
+export function minifyHtml(html: string): string {
+  return html
+    .replace(/(^|>)\s*\n\s*(?=<|$)/g, "$1")
+    .replace(/\s*\n\s*/g, " ")
+    .replace(/="([\w-]+)"(?=[\s>])/g, "=$1");
+}
+
+/**
+ * Lit's html`` and css`` templates keep every space of the source, and no minifier may touch the inside of a
+ * template literal; this rewrites only their literal parts, never the expressions between them.
+ */
+function minifyTemplates(): Plugin {
+  return {
+    name: "porchlight-minify-templates",
+    enforce: "post",
+    apply: "build",
+    transform(code, id) {
+      if (!/\/components\/.*\.ts$/.test(id) || !/\b(?:html|css)`/.test(code)) return null;
+      const edits: { start: number; end: number; text: string }[] = [];
+      const visit = (node: unknown): void => {
+        if (!node || typeof node !== "object") return;
+        const n = node as Record<string, unknown> & { type?: string };
+        if (n.type === "TaggedTemplateExpression") {
+          const tag = (n.tag as { name?: string }).name;
+          const quasis = (n.quasi as { quasis: { start: number; end: number; value: { raw: string } }[] }).quasis;
+          if (tag === "css" || tag === "html") {
+            for (const q of quasis) {
+              edits.push({ start: q.start, end: q.end, text: (tag === "css" ? minifyCss : minifyHtml)(q.value.raw) });
+            }
+          }
+        }
+        // Arrays are objects too: their values are the nodes of a list.
+        for (const value of Object.values(n)) visit(value);
+      };
+      visit(this.parse(code));
+      let out = code;
+      for (const edit of edits.sort((a, b) => b.start - a.start)) {
+        out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+      }
+      return { code: out, map: null };
+    },
+  };
+}
+
 export default defineConfig({
+  build: {
+    outDir: "dist/embed",
+    emptyOutDir: true,
+    target: "es2022",
+    lib: {
+      entry: "components/porchlight-status/index.ts",
+      formats: ["es"],
+      fileName: () => "porchlight.js",
+    },
+    rolldownOptions: { output: { minify: true, comments: false } },
+  },
+  plugins: [minifyTemplates(), hashedCopy()],
   test: {
     include: ["test/**/*.test.ts"],
     // Store suites open real SQLite files and PostgreSQL databases; two workers suit a 2-core machine.

@@ -8,6 +8,7 @@ import type { ErrorEnvelope } from "../contract/common.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { principalFrom } from "./auth.ts";
+import { embedRoutes } from "./embed.ts";
 import { ApiError, forbidden, unauthorized } from "./errors.ts";
 import { publicReadFastPath, siteDetailFastPath } from "./fast-path.ts";
 import { healthRoutes } from "./health.ts";
@@ -43,6 +44,8 @@ export interface AppDeps {
    * contract and the check costs a site read about a fifth of its time.
    */
   checkResponses?: boolean;
+  /** Where the built element lives (default: dist/embed beside the code). */
+  embedDir?: string;
 }
 
 type Env = { Variables: { requestId: string } };
@@ -73,7 +76,7 @@ function errorBody(error: ApiError): ErrorEnvelope {
  * tests call `app.request()`; main.ts serves `listener`, which is the app behind the fast paths that answer hot
  * reads (public status pages, site details) from memory when everything they need is already there.
  */
-export function createApp({ store, config, logger, clock = systemClock, checkResponses = false }: AppDeps) {
+export function createApp({ store, config, logger, clock = systemClock, checkResponses = false, embedDir }: AppDeps) {
   const views = new PageViews(store, clock, config.viewTtlSeconds * 1000);
   const records = new ReadModel<SiteRecord>(clock, config.viewTtlSeconds * 1000);
   const changed = () => {
@@ -111,6 +114,8 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
   app.use("/public/v1/*", (c, next) =>
     c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS" ? next() : limitBody(c, next),
   );
+
+  embedRoutes(app as unknown as Hono, embedDir);
 
   app.get("/public/v1/openapi.json", (c) =>
     c.body(document, 200, {

@@ -1,0 +1,17 @@
+/**
+ * The embed script: defines <porchlight-status> unless that name is taken (by an earlier copy or another version),
+ * so loading it twice breaks nothing. Owners who want another name import the class and define it themselves.
+ */
+import { PorchlightStatus } from "./porchlight-status.ts";
+
+if (!customElements.get("porchlight-status")) customElements.define("porchlight-status", PorchlightStatus);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "porchlight-status": PorchlightStatus;
+  }
+}
+
+export { MESSAGES } from "./messages.ts";
+export type { ErrorDetail, LoadDetail, OverallStatus, StatusChangeDetail } from "./porchlight-status.ts";
+export { overallStatus, PorchlightStatus } from "./porchlight-status.ts";

@@ -1,0 +1,143 @@
+import { css } from "lit";
+
+// Colours are light-dark() pairs, so one declaration serves the light, dark and auto themes (color-scheme picks);
+// every text colour keeps at least 4.5:1 against the background of its theme. Sizes are em, so one font-size on
+// the host scales the whole element.
+export const styles = css`
+  :host {
+    all: initial;
+    display: block;
+    --_bg: var(--porchlight-background, light-dark(#fff, #0d1117));
+    --_fg: var(--porchlight-color, light-dark(#1f2328, #e6edf3));
+    --_muted: light-dark(#59636e, #9198a1);
+    --_line: light-dark(#d1d9e0, #3d444d);
+    --_link: light-dark(#0b57d0, #8ab4f8);
+    --_bad: var(--porchlight-outage-color, light-dark(#c4232d, #ff7b72));
+  }
+  :host([hidden]) {
+    display: none;
+  }
+  * {
+    margin: 0;
+    padding: 0;
+    list-style: none;
+    box-sizing: border-box;
+  }
+  [part~="base"] {
+    background: var(--_bg);
+    color: var(--_fg);
+    font: 15px/1.5 var(--porchlight-font, system-ui, sans-serif);
+    border: 1px solid var(--_line);
+    border-top: 4px solid var(--porchlight-accent, var(--_accent));
+    border-radius: 8px;
+    padding: 1em;
+  }
+  h3 {
+    margin-top: 1em;
+  }
+  a {
+    color: var(--_link);
+  }
+  :focus-visible {
+    outline: 2px solid var(--_link);
+    outline-offset: 2px;
+  }
+  p {
+    color: var(--_muted);
+    font-size: 0.9em;
+    overflow-wrap: anywhere;
+  }
+  [part~="banner"] {
+    margin: 1em 0 0.25em;
+    padding: 0.75em;
+    border: 1px solid;
+    border-radius: 6px;
+    font: 600 1em/1.5 inherit;
+  }
+  [data-mark]::before {
+    content: attr(data-mark);
+    margin-inline-end: 0.4em;
+    font-weight: 700;
+  }
+  .ok {
+    color: var(--porchlight-operational-color, light-dark(#1a7f37, #3fb950));
+  }
+  .warn {
+    color: var(--porchlight-degraded-color, light-dark(#8a5300, #d29922));
+  }
+  .bad,
+  [role="alert"] {
+    color: var(--_bad);
+  }
+  .none {
+    color: var(--_muted);
+  }
+  li {
+    padding: 0.75em 0;
+    border-top: 1px solid var(--_line);
+  }
+  li li {
+    padding: 0.25em 0;
+    border: 0;
+  }
+  [part~="item"] div {
+    display: flex;
+    flex-wrap: wrap;
+    justify-content: space-between;
+    font-weight: 600;
+  }
+  [part~="history"] {
+    display: flex;
+    gap: 1px;
+    height: 1.75em;
+    margin-top: 0.5em;
+  }
+  [part~="history"] li {
+    flex: 1;
+    border-radius: 1px;
+    background: currentColor;
+  }
+  [part~="incident"] ol {
+    padding-inline-start: 0.75em;
+    border-inline-start: 2px solid var(--_line);
+  }
+  form {
+    display: grid;
+    gap: 0.5em;
+    justify-items: start;
+  }
+  input,
+  button {
+    font: inherit;
+    color: inherit;
+    background: var(--_bg);
+    border: 1px solid var(--_muted);
+    border-radius: 6px;
+    padding: 0.5em 0.75em;
+  }
+  [aria-invalid="true"] {
+    border-color: var(--_bad);
+  }
+  button {
+    color: var(--_bg);
+    background: var(--_fg);
+  }
+  [part~="skeleton"] {
+    height: var(--porchlight-skeleton-height, 20em);
+    background: linear-gradient(var(--_line) 2em, #0000 0) 0 0 / 100% 3.5em;
+  }
+  @media (prefers-reduced-motion: no-preference) {
+    [part~="skeleton"] {
+      animation: pulse 1.5s infinite alternate;
+    }
+  }
+  @keyframes pulse {
+    to {
+      opacity: 0.5;
+    }
+  }
+  [part~="skeleton"] p {
+    position: absolute;
+    clip-path: inset(50%);
+  }
+`;

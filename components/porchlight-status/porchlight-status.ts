@@ -1,0 +1,452 @@
+import { Task } from "@lit/task";
+import { html, LitElement, nothing, type PropertyValues } from "lit";
+import type { Incident, ItemStatus, PublicItem, PublicStatusPage } from "../../server/contract/status-page.ts";
+import { fetchStatusPage, type PageResult, type Problem } from "./client.ts";
+import { type Formats, formatsFor } from "./format.ts";
+import { type Messages, messagesFor } from "./messages.ts";
+import { styles } from "./porchlight-status.styles.ts";
+
+/** The page's overall status, from its items: the banner's words and the `porchlight-status-change` detail. */
+export type OverallStatus = "operational" | "degraded" | "partial" | "major" | "unknown";
+
+export interface LoadDetail {
+  slug: string;
+  status: OverallStatus;
+  page: PublicStatusPage;
+}
+export interface ErrorDetail {
+  slug: string;
+  /** The API's error kind, `server` for another failed answer, or `network` when no answer came. */
+  problem: Problem | "network";
+  /** The HTTP status, or 0 when the network failed. */
+  httpStatus: number;
+  message: string;
+}
+export interface StatusChangeDetail {
+  slug: string;
+  status: OverallStatus;
+  previous: OverallStatus;
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    "porchlight-load": CustomEvent<LoadDetail>;
+    "porchlight-error": CustomEvent<ErrorDetail>;
+    "porchlight-status-change": CustomEvent<StatusChangeDetail>;
+  }
+}
+
+/** All outage is major, some is partial; degraded next; operational when every watched item is; else unknown. */
+export function overallStatus(items: readonly Pick<PublicItem, "status">[]): OverallStatus {
+  const watched = items.filter((item) => item.status !== "paused");
+  const count = (status: ItemStatus) => watched.filter((item) => item.status === status).length;
+  const outages = count("outage");
+  if (outages) return outages < watched.length ? "partial" : "major";
+  if (count("degraded")) return "degraded";
+  return watched.length && count("operational") === watched.length ? "operational" : "unknown";
+}
+
+/** The colour class and the icon of each status word, so that no status is told by colour alone. */
+const LOOKS: Record<string, [string, string]> = {
+  operational: ["ok", "✓"],
+  degraded: ["warn", "!"],
+  partial: ["warn", "!"],
+  major: ["bad", "×"],
+  outage: ["bad", "×"],
+  paused: ["none", "‖"],
+  unknown: ["none", "?"],
+};
+
+/** A status word with its icon. */
+const statusWord = (status: string, words: Messages, key = status as keyof Messages) => {
+  const [level, mark] = LOOKS[status] as [string, string];
+  return html`<span class=${level}><span data-mark=${mark} aria-hidden="true"></span>${words[key]}</span>`;
+};
+
+/** The origin this script was loaded from: the default API base. */
+const SCRIPT_ORIGIN = /^https?:/.test(import.meta.url) ? new URL(import.meta.url).origin : "";
+
+const MIN_REFRESH_SECONDS = 10;
+/** After failures the wait doubles, up to 16 times the refresh interval. */
+const MAX_BACKOFF_DOUBLINGS = 4;
+const DAY_MS = 86_400_000;
+
+const fill = (text: string, value: string) => text.replace("{0}", value);
+
+/**
+ * A status page on any website: fetches it by slug from a Porchlight server and keeps it current.
+ *
+ * @attr slug - The status page's slug (required).
+ * @attr api-base - The Porchlight server, such as https://status.example.com; default: where this script came from.
+ * @attr refresh - Seconds between refreshes; default 60, at least 10; 0 never refreshes.
+ * @attr theme - `light`, `dark` or `auto`; default: the page's theme, else `auto` (the visitor's preference).
+ * @attr locale - A BCP 47 locale for words and formats; default: the browser's.
+ * @attr compact - Boolean: status rows and open incidents only, no history bars or timelines.
+ * @attr remember-password - Boolean: keep a typed password for the browser session (sessionStorage).
+ *
+ * @csspart base - The outer box.
+ * @csspart header - Name and description.
+ * @csspart banner - The overall status.
+ * @csspart items - The list of monitored items; `item` is each one.
+ * @csspart history - An item's daily uptime bars.
+ * @csspart incidents - The list of incidents; `incident` is each one.
+ * @csspart form - The password form; `input` and `button` are its field and its buttons.
+ * @csspart skeleton - The placeholder shown while loading.
+ *
+ * @cssproperty --porchlight-background - Default: white, or #0d1117 in the dark theme.
+ * @cssproperty --porchlight-color - Text; default: #1f2328, or #e6edf3 in the dark theme.
+ * @cssproperty --porchlight-accent - The top border; default: the page's accent colour.
+ * @cssproperty --porchlight-operational-color / --porchlight-degraded-color / --porchlight-outage-color - Status colours.
+ * @cssproperty --porchlight-font - Font family; default: system-ui.
+ * @cssproperty --porchlight-skeleton-height - Height reserved while loading (default 20em).
+ *
+ * @event porchlight-load - A page arrived or changed. Detail: {@link LoadDetail}.
+ * @event porchlight-error - A request failed or the page needs a password. Detail: {@link ErrorDetail}.
+ * @event porchlight-status-change - The overall status changed on a refresh. Detail: {@link StatusChangeDetail}.
+ */
+export class PorchlightStatus extends LitElement {
+  static override styles = styles;
+  static override properties = {
+    slug: {},
+    apiBase: { attribute: "api-base" },
+    refresh: { type: Number },
+    theme: {},
+    locale: {},
+    compact: { type: Boolean },
+    rememberPassword: { type: Boolean, attribute: "remember-password" },
+  };
+
+  declare slug: string;
+  declare apiBase: string;
+  declare refresh: number;
+  declare theme: "" | "light" | "dark" | "auto";
+  declare locale: string;
+  declare compact: boolean;
+  declare rememberPassword: boolean;
+
+  // What the element shows; changed only in the task's callbacks, which then ask for a render.
+  #page?: PublicStatusPage | undefined;
+  #problem?: Problem | "network" | undefined;
+  #updatedAt = 0;
+  #key = "";
+  /** Where remember-password keeps this page's password for the browser session. */
+  #stored = "";
+  #etag: string | null = null;
+  #password = "";
+  #retryAfter = 0;
+  #failures = 0;
+  #lastAttempt = 0;
+  #focusPassword = false;
+  #timer?: ReturnType<typeof setTimeout>;
+  #ticker?: ReturnType<typeof setInterval>;
+  #intl?: { locale: string; f: Formats } & ReturnType<typeof messagesFor>;
+
+  #task = new Task(this, {
+    args: () => [(this.apiBase || SCRIPT_ORIGIN).replace(/\/+$/, ""), this.slug] as const,
+    task: ([apiBase, slug], { signal }) => {
+      if (this.#key !== `${apiBase}/${slug}`) {
+        // Another page: nothing of the last one stays.
+        this.#key = `${apiBase}/${slug}`;
+        this.#stored = `porchlight-password:${this.#key}`;
+        this.#page = this.#problem = undefined;
+        this.#etag = null;
+        this.#failures = 0;
+        this.#password = (this.rememberPassword && sessionStorage.getItem(this.#stored)) || "";
+      }
+      this.#lastAttempt = Date.now();
+      return fetchStatusPage({ apiBase, slug, password: this.#password, etag: this.#etag, signal });
+    },
+    onComplete: (result) => this.#received(result),
+    onError: (error) => this.#failed(error),
+  });
+
+  constructor() {
+    super();
+    this.slug = this.apiBase = this.theme = this.locale = "";
+    this.refresh = 60;
+    this.compact = this.rememberPassword = false;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    document.addEventListener("visibilitychange", this.#onVisibility);
+    this.#ticker = setInterval(() => document.hidden || this.requestUpdate(), 30_000);
+    // Back in a document: the removal stopped refreshing and aborted any request.
+    if (this.hasUpdated) this.reload();
+    this.#schedule();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    document.removeEventListener("visibilitychange", this.#onVisibility);
+    clearInterval(this.#ticker);
+    clearTimeout(this.#timer);
+    this.#task.abort();
+  }
+
+  /** Fetches the page now, as the retry button does. */
+  reload(): void {
+    void this.#task.run();
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has("refresh")) this.#schedule();
+    if (this.#focusPassword) {
+      this.#focusPassword = false;
+      const input = this.renderRoot.querySelector("input");
+      input?.focus();
+      input?.select();
+    }
+  }
+
+  #received(result: PageResult): void {
+    if (result.kind === "problem") {
+      const { problem } = result;
+      this.#problem = problem;
+      this.#retryAfter = result.retryAfterSeconds;
+      if (problem === "server") this.#failures++;
+      else if (problem !== "rate_limited") this.#page = undefined;
+      if (problem === "password_incorrect") {
+        this.#password = "";
+        if (this.rememberPassword) sessionStorage.removeItem(this.#stored);
+        this.#focusPassword = true;
+      }
+      this.#emit("porchlight-error", { problem, httpStatus: result.status, message: result.message });
+    } else {
+      this.#problem = undefined;
+      this.#failures = 0;
+      this.#updatedAt = Date.now();
+      if (result.kind === "page") {
+        const { page } = result;
+        const previous = this.#page && overallStatus(this.#page.items);
+        const status = overallStatus(page.items);
+        this.#page = page;
+        this.#etag = result.etag;
+        if (this.rememberPassword) sessionStorage.setItem(this.#stored, this.#password);
+        this.#emit("porchlight-load", { status, page });
+        if (previous && previous !== status) this.#emit("porchlight-status-change", { status, previous });
+      }
+    }
+    if (!this.#page) this.#etag = null;
+    this.#schedule();
+    this.requestUpdate();
+  }
+
+  #failed(error: unknown): void {
+    if ((error as Error).name === "AbortError") return;
+    this.#problem = "network";
+    this.#failures++;
+    this.#emit("porchlight-error", { problem: "network", httpStatus: 0, message: String(error) });
+    this.#schedule();
+    this.requestUpdate();
+  }
+
+  #emit(type: string, detail: object): void {
+    this.dispatchEvent(
+      new CustomEvent(type, { detail: { slug: this.slug, ...detail }, bubbles: true, composed: true }),
+    );
+  }
+
+  get #failing(): boolean {
+    return this.#problem === "server" || this.#problem === "network";
+  }
+
+  /** The next refresh: every `refresh` seconds while a page shows, backing off after failures, never while hidden. */
+  #schedule(): void {
+    clearTimeout(this.#timer);
+    if (!this.isConnected || document.hidden || !(this.refresh > 0) || !(this.#page || this.#failing)) return;
+    const delay =
+      Math.max(this.refresh, MIN_REFRESH_SECONDS) * 1000 * 2 ** Math.min(this.#failures, MAX_BACKOFF_DOUBLINGS);
+    this.#timer = setTimeout(() => this.reload(), this.#lastAttempt + delay - Date.now());
+  }
+
+  #onVisibility = () => {
+    this.#schedule();
+    if (!document.hidden) this.requestUpdate();
+  };
+
+  #submit(event: SubmitEvent): void {
+    event.preventDefault();
+    this.#password = ((event.target as HTMLFormElement).elements.namedItem("password") as HTMLInputElement).value;
+    this.reload();
+  }
+
+  /** Arrow keys, Home and End move between days; one day per item is in the tab order (a roving tabindex). */
+  #onDayKey(event: KeyboardEvent): void {
+    const day = event.target as HTMLElement;
+    const days = [...(day.parentElement as HTMLElement).children] as HTMLElement[];
+    const at = days.indexOf(day);
+    const forward = getComputedStyle(day).direction === "rtl" ? -1 : 1;
+    const move = { ArrowRight: forward, ArrowLeft: -forward, Home: -at, End: days.length }[event.key];
+    if (!move) return;
+    event.preventDefault();
+    const next = days[Math.min(days.length - 1, Math.max(0, at + move))] as HTMLElement;
+    day.tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  }
+
+  /** Words, direction and formats for the element's locale, made again only when it changes. */
+  #localized() {
+    const locale = this.locale || navigator.language;
+    if (this.#intl?.locale !== locale) {
+      let f: Formats;
+      try {
+        f = formatsFor(locale);
+      } catch {
+        f = formatsFor("en");
+      }
+      this.#intl = { locale, f, ...messagesFor(locale) };
+    }
+    return this.#intl;
+  }
+
+  protected override render() {
+    const { messages: m, lang, dir, f } = this.#localized();
+    const page = this.#page;
+    const accent = page?.theme.accentColor ?? "";
+    const theme = this.theme || page?.theme.mode;
+    return html`<section
+      part="base"
+      aria-labelledby="name"
+      style="--_accent:${/^#[\da-f]{6}$/i.test(accent) ? accent : "#2563eb"};color-scheme:${theme === "light" || theme === "dark" ? theme : "light dark"}"
+      lang=${lang}
+      dir=${dir}
+    >
+      ${page ? this.#renderPage(page, m, f) : this.#renderProblem(m, f)}
+    </section>`;
+  }
+
+  #renderProblem(m: Messages, f: Formats) {
+    const problem = this.#problem;
+    if (!problem) {
+      return html`<div part="skeleton"><p role="status">${m.loading}</p></div>`;
+    }
+    if (problem.startsWith("password") || problem === "rate_limited") {
+      const error =
+        problem === "rate_limited"
+          ? fill(m.limited, f.unit("second", this.#retryAfter || 60))
+          : problem === "password_incorrect" && m.wrong;
+      return html`<form part="form" @submit=${this.#submit}>
+        <h2 id="name">${m.protected}</h2>
+        <label for="password">${m.password}</label>
+        <input
+          id="password"
+          name="password"
+          part="input"
+          type="password"
+          autocomplete="current-password"
+          required
+          aria-invalid=${!!error}
+          aria-describedby="name error"
+        />
+        ${error ? html`<p id="error" role="alert">${error}</p>` : nothing}
+        <button part="button">${m.show}</button>
+      </form>`;
+    }
+    const apiBase = this.#key.slice(0, -this.slug.length - 1);
+    return html`<div>
+      <h2 id="name">
+        ${
+          problem === "sign_in_required"
+            ? html`<a href="${apiBase}/${encodeURIComponent(this.slug)}">${m.private}</a>`
+            : problem === "not_found"
+              ? m.notFound
+              : m.failed
+        }
+      </h2>
+      <button part="button" @click=${this.reload}>${m.retry}</button>
+    </div>`;
+  }
+
+  #renderPage(page: PublicStatusPage, m: Messages, f: Formats) {
+    const now = Date.now();
+    const status = overallStatus(page.items);
+    const incidents = page.incidents.filter((incident) => !(this.compact && incident.resolved_at));
+    return html`<header part="header">
+        <h2 id="name">${page.name}</h2>
+        ${this.compact ? nothing : html`<p>${page.description}</p>`}
+      </header>
+      <div part="banner" role="status">${statusWord(status, m)}</div>
+      <p>
+        ${fill(m.updated, f.ago(this.#updatedAt, now))}${this.#failing ? html` — <span class="bad">${m.failed}</span>` : ""}
+        ${this.#failing ? html`<button part="button" @click=${this.reload}>${m.retry}</button>` : nothing}
+      </p>
+      <h3>${m.services}</h3>
+      <ul part="items">
+        ${page.items.map((item) => this.#renderItem(item, page, m, f, now))}
+      </ul>
+      ${
+        page.display.showIncidents
+          ? html`<h3>${m.incidents}</h3>
+            ${
+              incidents.length
+                ? html`<ol part="incidents">
+                  ${incidents.map((incident) => this.#renderIncident(incident, m, f, now))}
+                </ol>`
+                : html`<p>${m.noIncidents}</p>`
+            }`
+          : nothing
+      }`;
+  }
+
+  #renderItem(item: PublicItem, page: PublicStatusPage, m: Messages, f: Formats, now: number) {
+    const { showUptime, showResponseTime, historyDays } = page.display;
+    const facts = [
+      showUptime && item.uptime !== null && fill(m.uptime, f.percentage(item.uptime)),
+      showResponseTime && item.response_time !== null && f.unit("millisecond", item.response_time),
+      item.last_check && fill(m.checked, f.ago(item.last_check, now)),
+    ];
+    return html`<li part="item">
+      <div><span>${item.label}</span>${statusWord(item.status, m, `item.${item.status}`)}</div>
+      ${
+        this.compact
+          ? nothing
+          : html`<p>${facts.filter(Boolean).join(" · ")}</p>
+          ${showUptime ? this.#renderHistory(item, historyDays, m, f, now) : nothing}`
+      }
+    </li>`;
+  }
+
+  #renderHistory(item: PublicItem, days: number, m: Messages, f: Formats, now: number) {
+    const uptimeByDate = new Map(item.history.map((day) => [day.date, day.uptime]));
+    const today = Math.floor(now / DAY_MS);
+    const bars = [];
+    for (let i = days - 1; i >= 0; i--) {
+      const date = new Date((today - i) * DAY_MS).toISOString().slice(0, 10);
+      const uptime = uptimeByDate.get(date);
+      const level = uptime === undefined ? "none" : uptime >= 99 ? "ok" : uptime >= 95 ? "warn" : "bad";
+      const label = `${f.date(date)}: ${uptime === undefined ? m.noData : fill(m.uptime, f.percentage(uptime))}`;
+      bars.push(html`<li class=${level} tabindex=${i ? -1 : 0} aria-label=${label}></li>`);
+    }
+    return html`<ol part="history" aria-label=${fill(m.history, String(days))} @keydown=${this.#onDayKey}>
+      ${bars}
+    </ol>`;
+  }
+
+  #renderIncident(incident: Incident, m: Messages, f: Formats, now: number) {
+    const end = incident.resolved_at;
+    const minutes = incident.duration_minutes ?? Math.floor((now - Date.parse(incident.started_at)) / 60_000);
+    return html`<li part="incident">
+      <h4>${incident.title}</h4>
+      <p>
+        <b class=${end ? "ok" : "warn"}>${m[incident.status]}</b> ·
+        ${f.when(incident.started_at)}${end ? ` – ${f.when(end)}` : ""} ·
+        ${f.duration(Math.max(0, minutes))}
+      </p>
+      ${
+        this.compact
+          ? nothing
+          : html`<ol>
+            ${incident.updates.map(
+              (update) =>
+                html`<li>
+                  <b>${m[update.status]}</b> · <time datetime=${update.timestamp}>${f.when(update.timestamp)}</time>
+                  <p>${update.message}</p>
+                </li>`,
+            )}
+          </ol>`
+      }
+    </li>`;
+  }
+}

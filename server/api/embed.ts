@@ -1,0 +1,104 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import type { Context, Hono } from "hono";
+import { ApiError } from "./errors.ts";
+import { header, matchesEtag } from "./http.ts";
+
+/** Where `npm run build` writes the element: porchlight.js, its content-hashed copy and manifest.json. */
+export const EMBED_DIR = fileURLToPath(new URL("../../dist/embed/", import.meta.url));
+
+/** What manifest.json says: the hashed copy's file name and its Subresource Integrity value. */
+export interface EmbedManifest {
+  file: string;
+  integrity: string;
+}
+
+interface Asset {
+  type: string;
+  etag: string;
+  cacheControl: string;
+  bodies: { identity: Uint8Array; gzip: Uint8Array; br: Uint8Array };
+}
+
+const SHORT = "public, max-age=300, stale-while-revalidate=86400";
+const YEAR = "public, max-age=31536000, immutable";
+
+function asset(bytes: Uint8Array, type: string, cacheControl: string, tag: string): Asset {
+  return {
+    type,
+    cacheControl,
+    etag: `W/"${tag}"`,
+    // Compressed once, as tightly as the formats allow: every visitor of every embedding page downloads these.
+    bodies: {
+      identity: bytes,
+      gzip: gzipSync(bytes, { level: 9 }),
+      br: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    },
+  };
+}
+
+/** The built element files by name; empty when the element has not been built. */
+export function loadEmbedAssets(dir: string = EMBED_DIR): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  const manifestPath = join(dir, "manifest.json");
+  if (!existsSync(manifestPath)) return assets;
+  const manifestBytes = readFileSync(manifestPath);
+  const manifest = JSON.parse(manifestBytes.toString("utf8")) as EmbedManifest;
+  const script = readFileSync(join(dir, "porchlight.js"));
+  const type = "text/javascript; charset=utf-8";
+  const tag = manifest.file.split(".")[1] ?? "0";
+  assets.set("porchlight.js", asset(script, type, SHORT, tag));
+  assets.set(manifest.file, asset(script, type, YEAR, tag));
+  assets.set("manifest.json", asset(manifestBytes, "application/json; charset=utf-8", SHORT, tag));
+  return assets;
+}
+
+/** br when the client accepts it (about a tenth smaller than gzip), else gzip, else the plain bytes. */
+function encodingFor(acceptEncoding: string | undefined): "br" | "gzip" | "identity" {
+  const accepted = new Set<string>();
+  for (const part of (acceptEncoding ?? "").slice(0, 1024).split(",")) {
+    const [name = "", ...parameters] = part.split(";").map((s) => s.trim().toLowerCase());
+    const q = parameters.find((p) => p.startsWith("q="));
+    if (!q || Number(q.slice(2)) > 0) accepted.add(name);
+  }
+  if (accepted.has("br")) return "br";
+  if (accepted.has("gzip")) return "gzip";
+  return "identity";
+}
+
+/**
+ * GET /embed/porchlight.js (cached five minutes, so a new version reaches embedding pages soon), the same bytes at
+ * /embed/porchlight.HASH.js (cached a year) and /embed/manifest.json naming that copy. Any site may load them:
+ * CORS is open and Cross-Origin-Resource-Policy allows other origins.
+ */
+export function embedRoutes(app: Hono, dir: string = EMBED_DIR): void {
+  const assets = loadEmbedAssets(dir);
+  app.get("/embed/:file", (c: Context) => {
+    const found = assets.get(c.req.param("file") ?? "");
+    if (!found) {
+      throw new ApiError(
+        404,
+        "not_found",
+        assets.size ? "No such embed file" : "The embed script is not built: run npm run build",
+      );
+    }
+    const encoding = encodingFor(header(c, "accept-encoding"));
+    const headers: Record<string, string> = {
+      "content-type": found.type,
+      "cache-control": found.cacheControl,
+      etag: found.etag,
+      vary: "Accept-Encoding",
+      "access-control-allow-origin": "*",
+      "cross-origin-resource-policy": "cross-origin",
+      "x-content-type-options": "nosniff",
+    };
+    if (encoding !== "identity") headers["content-encoding"] = encoding;
+    if (matchesEtag(header(c, "if-none-match"), found.etag)) return c.body(null, 304, headers);
+    const body = found.bodies[encoding] as Uint8Array<ArrayBuffer>;
+    headers["content-length"] = String(body.byteLength);
+    if (c.req.method === "HEAD") return c.body(null, 200, headers);
+    return c.body(body, 200, headers);
+  });
+}
