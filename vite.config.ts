@@ -97,6 +97,7 @@ export default defineConfig({
   plugins: [minifyTemplates(), hashedCopy()],
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/global-setup.ts"],
     // Store suites open real SQLite files and PostgreSQL databases; two workers suit a 2-core machine.
     pool: "forks",
     maxWorkers: 2,
