@@ -94,6 +94,14 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
         ? `<script type="module" src="${api.origin}/embed/porchlight.js?copy=2"></script>`
         : "";
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      if (url.searchParams.has("iframe")) {
+        // The README's iframe alternative, as written there.
+        res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Framed</title></head>
+<body><main><h1>Framed status</h1><iframe title="Acme status" style="border:0; width:100%; height:42rem"
+  srcdoc='<script type="module" src="${api.origin}/embed/porchlight.js"></script>
+          <porchlight-status slug="acme"></porchlight-status>'></iframe></main></body></html>`);
+        return;
+      }
       res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Host page</title>
 <style>${AGGRESSIVE_CSS}</style></head>
@@ -400,6 +408,14 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
       .where("id", "=", siteIds[1] as string)
       .execute();
     recorded({ sites: [siteIds[1] as string], pagesChanged: true });
+    expect(v.unexpectedErrors()).toEqual([]);
+    await v.context.close();
+  });
+
+  test("the iframe alternative of the README works, with the API base taken from the script's origin", async () => {
+    const v = await visit("iframe");
+    const banner = v.page.frameLocator("iframe").locator("porchlight-status").locator("[part~=banner]");
+    await expect.poll(() => banner.textContent()).toContain("All systems operational");
     expect(v.unexpectedErrors()).toEqual([]);
     await v.context.close();
   });

@@ -1,0 +1,120 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createApp } from "../../server/api/app.ts";
+import { EMBED_DIR, type EmbedManifest } from "../../server/api/embed.ts";
+import { createLogger } from "../../server/log.ts";
+import type { Store } from "../../server/store/store.ts";
+import { sqliteKind, testConfig } from "../helpers.ts";
+
+/** The issue's budget: all of the element, Lit included, at most 12 KB (12 × 1024 bytes) gzipped. */
+const BUDGET_GZIP_BYTES = 12 * 1024;
+
+// dist/embed is built by the test run's global setup, exactly as `npm run build` builds it.
+const script = readFileSync(join(EMBED_DIR, "porchlight.js"));
+const manifest = JSON.parse(readFileSync(join(EMBED_DIR, "manifest.json"), "utf8")) as EmbedManifest;
+
+describe("the built element", () => {
+  test(`is at most ${BUDGET_GZIP_BYTES} bytes gzipped, Lit included`, () => {
+    const gzipped = gzipSync(script, { level: 9 }).byteLength;
+    expect(gzipped).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
+  });
+
+  test("is one production ES module with nothing to load and no zod in it", () => {
+    const code = script.toString("utf8");
+    expect(code).not.toMatch(/\bimport\s*[{*"'(]|\bimport\(/);
+    expect(code).toMatch(/export\s*\{/);
+    expect(code).toContain("porchlight-status");
+    expect(code).not.toContain("dev mode");
+    expect(code).not.toMatch(/ZodError|zod/i);
+  });
+
+  test("has a content-hashed copy and a manifest with its Subresource Integrity value", () => {
+    expect(manifest.file).toMatch(/^porchlight\.[0-9a-f]{10}\.js$/);
+    expect(readFileSync(join(EMBED_DIR, manifest.file)).equals(script)).toBe(true);
+    expect(manifest.integrity).toBe(`sha384-${createHash("sha384").update(script).digest("base64")}`);
+  });
+});
+
+describe("GET /embed/*", () => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  let app: ReturnType<typeof createApp>["app"];
+  const appWith = (embedDir?: string) =>
+    createApp({ store, config: testConfig(), logger: createLogger("silent"), ...(embedDir ? { embedDir } : {}) }).app;
+
+  beforeAll(async () => {
+    ({ store, cleanup } = await sqliteKind.open());
+    app = appWith();
+  });
+  afterAll(() => cleanup());
+
+  test("serves the script to any origin, cached briefly, compressed as the client accepts", async () => {
+    const plain = await app.request("/embed/porchlight.js", { headers: { Origin: "https://shop.example" } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(plain.headers.get("access-control-allow-origin")).toBe("*");
+    expect(plain.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
+    expect(plain.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(plain.headers.get("cache-control")).toBe("public, max-age=300, stale-while-revalidate=86400");
+    expect(plain.headers.get("vary")).toBe("Accept-Encoding");
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(Buffer.from(await plain.arrayBuffer()).equals(script)).toBe(true);
+
+    const gzip = await app.request("/embed/porchlight.js", { headers: { "Accept-Encoding": "gzip, deflate" } });
+    expect(gzip.headers.get("content-encoding")).toBe("gzip");
+    const gzipped = Buffer.from(await gzip.arrayBuffer());
+    expect(Number(gzip.headers.get("content-length"))).toBe(gzipped.byteLength);
+    expect(gzipped.byteLength).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
+    expect(gunzipSync(gzipped).equals(script)).toBe(true);
+
+    const br = await app.request("/embed/porchlight.js", { headers: { "Accept-Encoding": "gzip, br" } });
+    expect(br.headers.get("content-encoding")).toBe("br");
+    expect(brotliDecompressSync(Buffer.from(await br.arrayBuffer())).equals(script)).toBe(true);
+
+    const refused = await app.request("/embed/porchlight.js", { headers: { "Accept-Encoding": "br;q=0, gzip" } });
+    expect(refused.headers.get("content-encoding")).toBe("gzip");
+  });
+
+  test("the hashed copy is cached for a year; the manifest names it", async () => {
+    const res = await app.request(`/embed/${manifest.file}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(Buffer.from(await res.arrayBuffer()).equals(script)).toBe(true);
+    const named = await app.request("/embed/manifest.json");
+    expect(named.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await named.json()).toEqual(manifest);
+  });
+
+  test("revalidates with the ETag, answers HEAD without a body", async () => {
+    const first = await app.request("/embed/porchlight.js");
+    const etag = first.headers.get("etag") as string;
+    expect(etag).toMatch(/^W\/"[0-9a-f]{10}"$/);
+    const again = await app.request("/embed/porchlight.js", { headers: { "If-None-Match": etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    const head = await app.request("/embed/porchlight.js", { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(String(script.byteLength));
+    expect(await head.text()).toBe("");
+  });
+
+  test("anything else under /embed is a 404 in the error envelope, and an unbuilt element says how to build it", async () => {
+    for (const path of ["/embed/other.js", "/embed/..%2Fpackage.json", "/embed/porchlight.js.map"]) {
+      const res = await app.request(path);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ success: false, code: 404, error: "not_found" });
+    }
+    const empty = mkdtempSync(join(tmpdir(), "porchlight-embed-"));
+    try {
+      const res = await appWith(empty).request("/embed/porchlight.js");
+      expect(res.status).toBe(404);
+      expect((await res.json()).message).toContain("npm run build");
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
