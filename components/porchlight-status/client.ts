@@ -47,7 +47,11 @@ export async function fetchStatusPage({ apiBase, slug, password, etag, signal }:
     credentials: "omit",
   });
   if (response.status === 304) return { kind: "not-modified" };
-  const body = await response.json().catch(() => ({}));
+  const body = await response.json().catch((error) => {
+    // An abort while the body arrives is an abort, not a malformed answer.
+    if (signal?.aborted) throw error;
+    return {};
+  });
   if (response.ok && Array.isArray(body.items)) {
     return { kind: "page", page: body, etag: response.headers.get("ETag") };
   }

@@ -20,7 +20,7 @@ const en = {
   history: "Daily uptime, {0} days",
   noData: "no data",
   incidents: "Incidents",
-  noIncidents: "No incidents reported.",
+  noIncidents: "No incidents.",
   investigating: "Investigating",
   identified: "Identified",
   monitoring: "Monitoring",
@@ -63,24 +63,24 @@ Unbekannt
 Dienste
 {0} Verfügbarkeit
 geprüft {0}
-Tägliche Verfügbarkeit, {0} Tage
+Verfügbarkeit, {0} Tage
 keine Daten
 Vorfälle
-Keine Vorfälle gemeldet.
+Keine Vorfälle.
 Wird untersucht
 Ursache erkannt
 Wird beobachtet
 Behoben
 Aktualisiert {0}
 Keine solche Statusseite.
-Der Status konnte nicht geladen werden.
+Laden fehlgeschlagen.
 Erneut versuchen
 Diese Seite ist passwortgeschützt.
 Passwort
 Status anzeigen
 Das Passwort ist falsch.
 Diese Seite ist privat: bitte anmelden.
-Zu viele Versuche. Erneut möglich in {0}.
+Zu viele Versuche. Erneut möglich in {0}
 `);
 
 // Hebrew (right to left)
@@ -102,14 +102,14 @@ const he = words(`
 זמינות יומית, {0} ימים
 אין נתונים
 תקריות
-לא דווחו תקריות.
+אין תקריות.
 בבדיקה
 זוהה
 במעקב
 נפתר
 עודכן {0}
 אין כאן דף סטטוס.
-לא ניתן לטעון את הסטטוס.
+הטעינה נכשלה.
 נסו שוב
 הדף מוגן בסיסמה.
 סיסמה

@@ -40,7 +40,6 @@ export const styles = css`
   }
   :focus-visible {
     outline: 2px solid var(--_link);
-    outline-offset: 2px;
   }
   p {
     color: var(--_muted);
@@ -52,7 +51,7 @@ export const styles = css`
     padding: 0.75em;
     border: 1px solid;
     border-radius: 6px;
-    font: 600 1em/1.5 inherit;
+    font-weight: 600;
   }
   [data-mark]::before {
     content: attr(data-mark);

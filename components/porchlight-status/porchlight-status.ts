@@ -137,6 +137,8 @@ export class PorchlightStatus extends LitElement {
   #failures = 0;
   #lastAttempt = 0;
   #focusPassword = false;
+  /** The daily bars (most of the element's nodes) come a frame after the status, so the status paints first. */
+  #barsShown = false;
   #timer?: ReturnType<typeof setTimeout>;
   #ticker?: ReturnType<typeof setInterval>;
   #intl?: { locale: string; f: Formats } & ReturnType<typeof messagesFor>;
@@ -147,11 +149,11 @@ export class PorchlightStatus extends LitElement {
       if (this.#key !== `${apiBase}/${slug}`) {
         // Another page: nothing of the last one stays.
         this.#key = `${apiBase}/${slug}`;
-        this.#stored = `porchlight-password:${this.#key}`;
+        this.#stored = `porchlight:${this.#key}`;
         this.#page = this.#problem = undefined;
         this.#etag = null;
         this.#failures = 0;
-        this.#password = (this.rememberPassword && sessionStorage.getItem(this.#stored)) || "";
+        this.#password = (this.rememberPassword && this.#storage((s) => s.getItem(this.#stored))) || "";
       }
       this.#lastAttempt = Date.now();
       return fetchStatusPage({ apiBase, slug, password: this.#password, etag: this.#etag, signal });
@@ -173,7 +175,6 @@ export class PorchlightStatus extends LitElement {
     this.#ticker = setInterval(() => document.hidden || this.requestUpdate(), 30_000);
     // Back in a document: the removal stopped refreshing and aborted any request.
     if (this.hasUpdated) this.reload();
-    this.#schedule();
   }
 
   override disconnectedCallback(): void {
@@ -191,6 +192,11 @@ export class PorchlightStatus extends LitElement {
 
   protected override updated(changed: PropertyValues<this>): void {
     if (changed.has("refresh")) this.#schedule();
+    if (this.#page && !this.#barsShown) {
+      this.#barsShown = true;
+      // After the next paint: a frame callback runs before that paint, a task queued from it after.
+      requestAnimationFrame(() => setTimeout(() => this.requestUpdate()));
+    }
     if (this.#focusPassword) {
       this.#focusPassword = false;
       const input = this.renderRoot.querySelector("input");
@@ -208,7 +214,7 @@ export class PorchlightStatus extends LitElement {
       else if (problem !== "rate_limited") this.#page = undefined;
       if (problem === "password_incorrect") {
         this.#password = "";
-        if (this.rememberPassword) sessionStorage.removeItem(this.#stored);
+        if (this.rememberPassword) this.#storage((s) => s.removeItem(this.#stored));
         this.#focusPassword = true;
       }
       this.#emit("porchlight-error", { problem, httpStatus: result.status, message: result.message });
@@ -222,7 +228,7 @@ export class PorchlightStatus extends LitElement {
         const status = overallStatus(page.items);
         this.#page = page;
         this.#etag = result.etag;
-        if (this.rememberPassword) sessionStorage.setItem(this.#stored, this.#password);
+        if (this.rememberPassword) this.#storage((s) => s.setItem(this.#stored, this.#password));
         this.#emit("porchlight-load", { status, page });
         if (previous && previous !== status) this.#emit("porchlight-status-change", { status, previous });
       }
@@ -239,6 +245,15 @@ export class PorchlightStatus extends LitElement {
     this.#emit("porchlight-error", { problem: "network", httpStatus: 0, message: String(error) });
     this.#schedule();
     this.requestUpdate();
+  }
+
+  /** sessionStorage, which sandboxed frames and strict privacy settings refuse: then nothing is remembered. */
+  #storage<T>(use: (storage: Storage) => T): T | undefined {
+    try {
+      return use(sessionStorage);
+    } catch {
+      return undefined;
+    }
   }
 
   #emit(type: string, detail: object): void {
@@ -278,10 +293,11 @@ export class PorchlightStatus extends LitElement {
     const at = days.indexOf(day);
     const forward = getComputedStyle(day).direction === "rtl" ? -1 : 1;
     const move = { ArrowRight: forward, ArrowLeft: -forward, Home: -at, End: days.length }[event.key];
-    if (!move) return;
+    if (move === undefined) return;
     event.preventDefault();
     const next = days[Math.min(days.length - 1, Math.max(0, at + move))] as HTMLElement;
-    day.tabIndex = -1;
+    // A click can focus any day: whichever had the tab stop gives it up.
+    for (const other of days) other.tabIndex = -1;
     next.tabIndex = 0;
     next.focus();
   }
@@ -349,7 +365,8 @@ export class PorchlightStatus extends LitElement {
       <h2 id="name">
         ${
           problem === "sign_in_required"
-            ? html`<a href="${apiBase}/${encodeURIComponent(this.slug)}">${m.private}</a>`
+            ? // Only the server's own slugs (letters, digits, dashes) answer sign_in_required.
+              html`<a href="${apiBase}/${this.slug}">${m.private}</a>`
             : problem === "not_found"
               ? m.notFound
               : m.failed
@@ -412,7 +429,8 @@ export class PorchlightStatus extends LitElement {
     const uptimeByDate = new Map(item.history.map((day) => [day.date, day.uptime]));
     const today = Math.floor(now / DAY_MS);
     const bars = [];
-    for (let i = days - 1; i >= 0; i--) {
+    // Until then, the empty list holds their place: nothing moves when they arrive.
+    for (let i = this.#barsShown ? days - 1 : -1; i >= 0; i--) {
       const date = new Date((today - i) * DAY_MS).toISOString().slice(0, 10);
       const uptime = uptimeByDate.get(date);
       const level = uptime === undefined ? "none" : uptime >= 99 ? "ok" : uptime >= 95 ? "warn" : "bad";
