@@ -26,7 +26,7 @@ function hashedCopy(): Plugin {
 }
 
 /** Collapses what only the source needs: comments and indentation in CSS, line breaks and indentation in HTML. */
-export function minifyCss(css: string): string {
+function minifyCss(css: string): string {
   return css
     .replace(/\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\//g, "")
     .replace(/\s+/g, " ")
@@ -38,7 +38,7 @@ export function minifyCss(css: string): string {
     .trim();
 }
 
-export function minifyHtml(html: string): string {
+function minifyHtml(html: string): string {
   return html
     .replace(/(^|>)\s*\n\s*(?=<|$)/g, "$1")
     .replace(/\s*\n\s*/g, " ")

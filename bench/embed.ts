@@ -45,6 +45,7 @@ import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
 import { CHROMIUM_PATH, launchChromium } from "../test/browser.ts";
+import { seedStats } from "../test/fixtures.ts";
 
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 20));
 const [viewportWidth = 1280, viewportHeight = 720] = (process.env.BENCH_VIEWPORT ?? "1280x720").split("x").map(Number);
@@ -83,10 +84,7 @@ async function seed(store: Store, app: ReturnType<typeof createApp>["app"]): Pro
   for (let i = 0; i < ITEMS; i++) {
     const site = await call("POST", "/public/v1/sites", { url: `https://s${i}.example.com`, name: `Service ${i}` });
     const siteId = String(site.id);
-    await store.db
-      .insertInto("daily_stats")
-      .values(dailyStats(siteId, now, HISTORY_DAYS))
-      .execute();
+    await seedStats(store, siteId, now, HISTORY_DAYS);
     // As the engine leaves them after a check: one item degraded, the rest healthy.
     await store.db
       .updateTable("sites")
@@ -120,26 +118,6 @@ async function seed(store: Store, app: ReturnType<typeof createApp>["app"]): Pro
   await call("POST", `${incidents}/${open.id}/updates`, {
     status: "monitoring",
     message: "A cache was warmed; we are watching response times.",
-  });
-}
-
-/** Daily rows ending today, as test/helpers.ts seedStats writes them: 100 checks, (i % 10) down on day i back. */
-function dailyStats(siteId: string, now: Date, days: number) {
-  return Array.from({ length: days }, (_, i) => {
-    const day = new Date(now.getTime() - i * 86_400_000).toISOString().slice(0, 10);
-    const down = i % 10;
-    return {
-      id: `${siteId}:${day}`,
-      site_id: siteId,
-      day,
-      checks_total: 100,
-      checks_up: 100 - down,
-      downtime_minutes: down * 5,
-      downtime_ms: down * 5 * 60_000,
-      version: 1,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    };
   });
 }
 

@@ -15,26 +15,34 @@ export interface EmbedManifest {
   integrity: string;
 }
 
+type Encoding = "br" | "gzip" | "identity";
+
 interface Asset {
   type: string;
   etag: string;
   cacheControl: string;
-  bodies: { identity: Uint8Array; gzip: Uint8Array; br: Uint8Array };
+  body: (encoding: Encoding) => Uint8Array;
 }
 
 const SHORT = "public, max-age=300, stale-while-revalidate=86400";
 const YEAR = "public, max-age=31536000, immutable";
 
+const COMPRESS: Record<Exclude<Encoding, "identity">, (bytes: Uint8Array) => Uint8Array> = {
+  gzip: (bytes) => gzipSync(bytes, { level: 9 }),
+  br: (bytes) => brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+};
+
 function asset(bytes: Uint8Array, type: string, cacheControl: string, tag: string): Asset {
+  // Compressed as tightly as the formats allow, since every visitor of every embedding page downloads these; on
+  // first request, once per encoding, so that start-up does not pay for it.
+  const bodies: Partial<Record<Encoding, Uint8Array>> = { identity: bytes };
   return {
     type,
     cacheControl,
     etag: `W/"${tag}"`,
-    // Compressed once, as tightly as the formats allow: every visitor of every embedding page downloads these.
-    bodies: {
-      identity: bytes,
-      gzip: gzipSync(bytes, { level: 9 }),
-      br: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    body: (encoding) => {
+      bodies[encoding] ??= COMPRESS[encoding as Exclude<Encoding, "identity">](bytes);
+      return bodies[encoding];
     },
   };
 }
@@ -56,7 +64,7 @@ export function loadEmbedAssets(dir: string = EMBED_DIR): Map<string, Asset> {
 }
 
 /** br when the client accepts it (about a tenth smaller than gzip), else gzip, else the plain bytes. */
-function encodingFor(acceptEncoding: string | undefined): "br" | "gzip" | "identity" {
+function encodingFor(acceptEncoding: string | undefined): Encoding {
   const accepted = new Set<string>();
   for (const part of (acceptEncoding ?? "").slice(0, 1024).split(",")) {
     const [name = "", ...parameters] = part.split(";").map((s) => s.trim().toLowerCase());
@@ -96,7 +104,7 @@ export function embedRoutes(app: Hono, dir: string = EMBED_DIR): void {
     };
     if (encoding !== "identity") headers["content-encoding"] = encoding;
     if (matchesEtag(header(c, "if-none-match"), found.etag)) return c.body(null, 304, headers);
-    const body = found.bodies[encoding] as Uint8Array<ArrayBuffer>;
+    const body = found.body(encoding) as Uint8Array<ArrayBuffer>;
     headers["content-length"] = String(body.byteLength);
     if (c.req.method === "HEAD") return c.body(null, 200, headers);
     return c.body(body, 200, headers);
