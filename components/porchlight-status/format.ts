@@ -14,7 +14,7 @@ export function formatsFor(locale: string) {
     unit,
     /** "3 minutes ago", "in 2 hours", "yesterday". */
     ago(time: string | number, now: number): string {
-      const seconds = (new Date(time).getTime() - now) / 1000;
+      const seconds = (+new Date(time) - now) / 1000;
       const size = Math.abs(seconds);
       const [name, length] =
         size < 45 ? ["second", 1] : size < 2700 ? ["minute", 60] : size < 79200 ? ["hour", 3600] : ["day", 86400];

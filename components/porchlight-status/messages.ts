@@ -119,10 +119,11 @@ const he = words(`
 יותר מדי ניסיונות. נסו שוב בעוד {0}.
 `);
 
-/** The languages the element speaks; any other locale gets English words with its own Intl formats. */
+/**
+ * The languages the element speaks; any other locale gets English words with its own Intl formats. Hebrew is the
+ * one right-to-left table: a new one (Arabic, Persian, Urdu) joins it in messagesFor.
+ */
 export const MESSAGES: Record<string, Messages> = { en, de, he };
-
-const RIGHT_TO_LEFT = new Set(["ar", "he", "fa", "ur"]);
 
 /**
  * The words for a BCP 47 locale such as `de-CH`, their language (for the lang attribute) and writing direction;
@@ -131,5 +132,5 @@ const RIGHT_TO_LEFT = new Set(["ar", "he", "fa", "ur"]);
 export function messagesFor(locale: string): { messages: Messages; lang: string; dir: "ltr" | "rtl" } {
   const wanted = locale.split("-")[0]?.toLowerCase() ?? "en";
   const lang = MESSAGES[wanted] ? wanted : "en";
-  return { messages: MESSAGES[lang] as Messages, lang, dir: RIGHT_TO_LEFT.has(lang) ? "rtl" : "ltr" };
+  return { messages: MESSAGES[lang] as Messages, lang, dir: lang === "he" ? "rtl" : "ltr" };
 }

@@ -1,18 +1,23 @@
 import { css } from "lit";
 
 // Colours are light-dark() pairs, so one declaration serves the light, dark and auto themes (color-scheme picks);
-// every text colour keeps at least 4.5:1 against the background of its theme. Sizes are em, so one font-size on
-// the host scales the whole element.
+// every text colour keeps at least 4.5:1 against the background of its theme. The host keeps one height in every
+// state (a host page's own `height` on the element wins), so nothing around it moves when the page replaces the
+// skeleton; a longer page scrolls inside the box.
 export const styles = css`
   :host {
     all: initial;
     display: block;
+    height: 600px;
     --_bg: var(--porchlight-background, light-dark(#fff, #0d1117));
     --_fg: var(--porchlight-color, light-dark(#1f2328, #e6edf3));
     --_muted: light-dark(#59636e, #9198a1);
     --_line: light-dark(#d1d9e0, #3d444d);
     --_link: light-dark(#0b57d0, #8ab4f8);
     --_bad: var(--porchlight-outage-color, light-dark(#c4232d, #ff7b72));
+  }
+  :host([compact]) {
+    height: 360px;
   }
   :host([hidden]) {
     display: none;
@@ -31,6 +36,8 @@ export const styles = css`
     border-top: 4px solid var(--porchlight-accent, var(--_accent));
     border-radius: 8px;
     padding: 1em;
+    height: 100%;
+    overflow: auto;
   }
   h3 {
     margin-top: 1em;
@@ -122,7 +129,8 @@ export const styles = css`
     background: var(--_fg);
   }
   [part~="skeleton"] {
-    height: var(--porchlight-skeleton-height, 20em);
+    height: 100%;
+    min-height: 10em;
     background: linear-gradient(var(--_line) 2em, #0000 0) 0 0 / 100% 3.5em;
   }
   @media (prefers-reduced-motion: no-preference) {

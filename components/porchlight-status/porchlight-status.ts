@@ -71,7 +71,8 @@ const MIN_REFRESH_SECONDS = 10;
 const MAX_BACKOFF_DOUBLINGS = 4;
 const DAY_MS = 86_400_000;
 
-const fill = (text: string, value: string) => text.replace("{0}", value);
+// replace() writes a number as its digits.
+const fill = (text: string, value: string | number) => text.replace("{0}", value as string);
 
 /**
  * A status page on any website: fetches it by slug from a Porchlight server and keeps it current.
@@ -98,7 +99,6 @@ const fill = (text: string, value: string) => text.replace("{0}", value);
  * @cssproperty --porchlight-accent - The top border; default: the page's accent colour.
  * @cssproperty --porchlight-operational-color / --porchlight-degraded-color / --porchlight-outage-color - Status colours.
  * @cssproperty --porchlight-font - Font family; default: system-ui.
- * @cssproperty --porchlight-skeleton-height - Height reserved while loading (default 20em).
  *
  * @event porchlight-load - A page arrived or changed. Detail: {@link LoadDetail}.
  * @event porchlight-error - A request failed or the page needs a password. Detail: {@link ErrorDetail}.
@@ -322,8 +322,10 @@ export class PorchlightStatus extends LitElement {
     const page = this.#page;
     const accent = page?.theme.accentColor ?? "";
     const theme = this.theme || page?.theme.mode;
+    // A page taller than the element scrolls inside it: then the box is a tab stop, so keyboards can scroll it.
     return html`<section
       part="base"
+      tabindex=${page ? 0 : nothing}
       aria-labelledby="name"
       style="--_accent:${/^#[\da-f]{6}$/i.test(accent) ? accent : "#2563eb"};color-scheme:${theme === "light" || theme === "dark" ? theme : "light dark"}"
       lang=${lang}
@@ -437,7 +439,7 @@ export class PorchlightStatus extends LitElement {
       const label = `${f.date(date)}: ${uptime === undefined ? m.noData : fill(m.uptime, f.percentage(uptime))}`;
       bars.push(html`<li class=${level} tabindex=${i ? -1 : 0} aria-label=${label}></li>`);
     }
-    return html`<ol part="history" aria-label=${fill(m.history, String(days))} @keydown=${this.#onDayKey}>
+    return html`<ol part="history" aria-label=${fill(m.history, days)} @keydown=${this.#onDayKey}>
       ${bars}
     </ol>`;
   }

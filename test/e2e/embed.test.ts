@@ -194,7 +194,7 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     await compact.context.close();
   });
 
-  test("the loading skeleton has a fixed size and passes the audit", async () => {
+  test("the element keeps one height from skeleton to page, so nothing on the host page moves", async () => {
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -208,13 +208,59 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     });
     const skeleton = v.inShadow("[part~=skeleton]");
     await expect.poll(() => skeleton.count()).toBe(1);
-    expect((await skeleton.boundingBox())?.height).toBe(300);
     expect(await v.inShadow("[role=status]").textContent()).toBe("Loading…");
     expect(await v.audit()).toEqual([]);
+    const host = v.page.locator("porchlight-status");
+    expect((await host.boundingBox())?.height).toBe(600);
+    const after = await v.page.locator("#after").boundingBox();
+    // Every layout shift from here on (the skeleton is on screen): the bar is none.
+    await v.page.evaluate(() => {
+      const w = window as unknown as { shifts: number[] };
+      w.shifts = [];
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) w.shifts.push((entry as unknown as { value: number }).value);
+      }).observe({ type: "layout-shift" });
+    });
     release();
-    await expect.poll(() => v.inShadow("[part~=banner]").count()).toBe(1);
+    await expect.poll(() => v.inShadow("[part~=history] li").count()).toBe(90);
+    // Two frames, so any shift of the last render is reported.
+    await v.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await v.page.evaluate(() => (window as unknown as { shifts: number[] }).shifts)).toEqual([]);
+    expect((await host.boundingBox())?.height).toBe(600);
+    expect(await v.page.locator("#after").boundingBox()).toEqual(after);
+    // The page is taller than the box: it scrolls inside, and the box is a tab stop so keyboards can scroll it.
+    const base = v.inShadow("[part~=base]");
+    expect(await base.evaluate((el) => el.scrollHeight > el.clientHeight)).toBe(true);
+    expect(await base.getAttribute("tabindex")).toBe("0");
+    expect(await v.audit()).toEqual([]);
     expect(v.unexpectedErrors()).toEqual([]);
     await v.context.close();
+
+    // compact has a shorter default, and the host page's own height wins over either.
+    const compact = await visit("slug=acme&attrs=compact");
+    await expect.poll(() => compact.inShadow("[part~=banner]").count()).toBe(1);
+    expect((await compact.page.locator("porchlight-status").boundingBox())?.height).toBe(360);
+    await compact.context.close();
+    // The README's rule, reserving the space before the script runs: no shift at all, from the first paint on.
+    const sized = await visit(`slug=acme&attrs=${encodeURIComponent('style="display:block;height:250px"')}`);
+    await expect.poll(() => sized.inShadow("[part~=history] li").count()).toBe(90);
+    expect((await sized.page.locator("porchlight-status").boundingBox())?.height).toBe(250);
+    const shifts = await sized.page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() =>
+              new PerformanceObserver((list) => resolve(list.getEntries().length)).observe({
+                type: "layout-shift",
+                buffered: true,
+              }),
+            ),
+          );
+          setTimeout(() => resolve(0), 1000);
+        }),
+    );
+    expect(shifts).toBe(0);
+    await sized.context.close();
   });
 
   test("a server error shows a retry button that works; an unknown slug says so", async () => {
@@ -354,12 +400,15 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     // The bars come a frame after the status.
     await expect.poll(() => v.inShadow("[part~=history] li").count()).toBe(90);
     await v.page.focus("#host-button");
-    await v.page.keyboard.press("Tab");
     const active = () =>
       v.page.evaluate(() => {
         const el = document.querySelector("porchlight-status")?.shadowRoot?.activeElement as HTMLElement | null;
         return el && { label: el.getAttribute("aria-label"), outline: getComputedStyle(el).outlineStyle };
       });
+    // The first stop is the box itself (it scrolls), the next the first item's today.
+    await v.page.keyboard.press("Tab");
+    expect(await v.inShadow("[part~=base]").evaluate((el) => el.matches(":focus-visible"))).toBe(true);
+    await v.page.keyboard.press("Tab");
     const today = await active();
     expect(today?.label).toMatch(/: \d+(\.\d+)?% uptime$/);
     expect(today?.outline).toBe("solid");
@@ -430,6 +479,7 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     await expect.poll(() => v.inShadow("[part~=history] li").count()).toBe(90);
     // In right-to-left, the oldest day is on the right: ArrowRight goes back in time.
     await v.page.focus("#host-button");
+    await v.page.keyboard.press("Tab");
     await v.page.keyboard.press("Tab");
     const label = () =>
       v.page.evaluate(
