@@ -3,22 +3,22 @@ import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 
 /**
- * Beside dist/embed/porchlight.js, a copy named by its content hash (safe to cache for a year) and manifest.json
- * naming that copy with its Subresource Integrity value, so owners can pin a version.
+ * Beside dist/embed/NAME.js, a copy named by its content hash (safe to cache for a year) and a manifest naming that
+ * copy with its Subresource Integrity value, so owners can pin a version and pages can name the copy.
  */
-function hashedCopy(): Plugin {
+function hashedCopy(name: string, manifest: string): Plugin {
   return {
     name: "porchlight-hashed-copy",
     generateBundle(_options, bundle) {
-      const chunk = bundle["porchlight.js"];
+      const chunk = bundle[`${name}.js`];
       if (chunk?.type !== "chunk") return;
       const hash = createHash("sha256").update(chunk.code).digest("hex").slice(0, 10);
-      const fileName = `porchlight.${hash}.js`;
+      const fileName = `${name}.${hash}.js`;
       const integrity = `sha384-${createHash("sha384").update(chunk.code).digest("base64")}`;
       this.emitFile({ type: "asset", fileName, source: chunk.code });
       this.emitFile({
         type: "asset",
-        fileName: "manifest.json",
+        fileName: manifest,
         source: `${JSON.stringify({ file: fileName, integrity })}\n`,
       });
     },
@@ -30,7 +30,7 @@ function minifyCss(css: string): string {
   return css
     .replace(/\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\//g, "")
     .replace(/\s+/g, " ")
-    .replace(/ ?([{};,>]) ?/g, "$1")
+    .replace(/ ?([{};,>/]) ?/g, "$1")
     .replace(/: /g, ":")
     .replace(/;}/g, "}")
     .replace(/([^\w.-])0\./g, "$1.")
@@ -39,10 +39,14 @@ function minifyCss(css: string): string {
 }
 
 function minifyHtml(html: string): string {
-  return html
-    .replace(/(^|>)\s*\n\s*(?=<|$)/g, "$1")
-    .replace(/\s*\n\s*/g, " ")
-    .replace(/="([\w-]+)"(?=[\s>])/g, "=$1");
+  return (
+    html
+      .replace(/(^|>)\s*\n\s*(?=<|$)/g, "$1")
+      .replace(/\s*\n\s*/g, " ")
+      // The space a line break left before a tag's end (after its last attribute).
+      .replace(/ (\/?>)/g, "$1")
+      .replace(/="([\w-]+)"(?=[\s>])/g, "=$1")
+  );
 }
 
 /**
@@ -82,26 +86,42 @@ function minifyTemplates(): Plugin {
   };
 }
 
-export default defineConfig({
-  build: {
-    outDir: "dist/embed",
-    emptyOutDir: true,
-    target: "es2022",
-    lib: {
-      entry: "components/porchlight-status/index.ts",
-      formats: ["es"],
-      fileName: () => "porchlight.js",
+/**
+ * Two single-module builds into dist/embed: the embed script (the default mode: porchlight.js, manifest.json) and,
+ * with `--mode page`, the hosted and prerendered pages' script (porchlight-page.js with Lit's hydration support,
+ * page-manifest.json). One module each, so neither loads a shared chunk.
+ */
+const ENTRIES = {
+  embed: { entry: "components/porchlight-status/index.ts", name: "porchlight", manifest: "manifest.json" },
+  page: { entry: "components/porchlight-status/page.ts", name: "porchlight-page", manifest: "page-manifest.json" },
+};
+
+export default defineConfig(({ mode }) => {
+  const target = mode === "page" ? ENTRIES.page : ENTRIES.embed;
+  return {
+    build: {
+      outDir: "dist/embed",
+      // The embed build runs first and clears the folder; the page build adds to it.
+      emptyOutDir: mode !== "page",
+      target: "es2022",
+      lib: {
+        entry: target.entry,
+        formats: ["es"],
+        fileName: () => `${target.name}.js`,
+      },
+      rolldownOptions: { output: { minify: true, comments: false } },
     },
-    rolldownOptions: { output: { minify: true, comments: false } },
-  },
-  plugins: [minifyTemplates(), hashedCopy()],
-  test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["test/global-setup.ts"],
-    // Store suites open real SQLite files and PostgreSQL databases; two workers suit a 2-core machine.
-    pool: "forks",
-    maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-  },
+    // The page script keeps its templates as written: hydration matches them by a digest of their text against the
+    // markup the server rendered from the source, so minifying them would break the takeover.
+    plugins: [...(mode === "page" ? [] : [minifyTemplates()]), hashedCopy(target.name, target.manifest)],
+    test: {
+      include: ["test/**/*.test.ts"],
+      globalSetup: ["test/global-setup.ts"],
+      // Store suites open real SQLite files and PostgreSQL databases; two workers suit a 2-core machine.
+      pool: "forks",
+      maxWorkers: 2,
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+    },
+  };
 });

@@ -45,6 +45,10 @@ export const ConfigSchema = z.object({
   PORCHLIGHT_ENGINE: z.enum(["on", "off"]).default("on"),
   PORCHLIGHT_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
   PORCHLIGHT_CHECK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(500),
+  PORCHLIGHT_PAGE_LOCALE: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, "must be a BCP 47 locale such as en or de-CH")
+    .default("en"),
   PORCHLIGHT_RESULT_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(48),
 });
 
@@ -65,6 +69,8 @@ export type Config = {
   allowPrivateTargets: boolean;
   checkConcurrency: number;
   resultRetentionHours: number;
+  /** The words and formats of the hosted and prerendered pages. */
+  pageLocale: string;
 };
 
 export class ConfigError extends Error {}
@@ -100,5 +106,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowPrivateTargets: e.PORCHLIGHT_ALLOW_PRIVATE_TARGETS === "true",
     checkConcurrency: e.PORCHLIGHT_CHECK_CONCURRENCY,
     resultRetentionHours: e.PORCHLIGHT_RESULT_RETENTION_HOURS,
+    pageLocale: e.PORCHLIGHT_PAGE_LOCALE,
   };
 }

@@ -43,7 +43,7 @@ export async function fetchStatusPage({ apiBase, slug, password, etag, signal }:
   if (etag) headers["If-None-Match"] = etag;
   const response = await fetch(`${apiBase}/public/v1/status-page/${encodeURIComponent(slug)}`, {
     headers,
-    signal: signal ?? null,
+    signal,
     credentials: "omit",
   });
   if (response.status === 304) return { kind: "not-modified" };

@@ -28,7 +28,7 @@ export const styles = css`
     list-style: none;
     box-sizing: border-box;
   }
-  [part~="base"] {
+  [part="base"] {
     background: var(--_bg);
     color: var(--_fg);
     font: 15px/1.5 var(--porchlight-font, system-ui, sans-serif);
@@ -53,7 +53,7 @@ export const styles = css`
     font-size: 0.9em;
     overflow-wrap: anywhere;
   }
-  [part~="banner"] {
+  [part="banner"] {
     margin: 1em 0 0.25em;
     padding: 0.75em;
     border: 1px solid;
@@ -63,7 +63,6 @@ export const styles = css`
   [data-mark]::before {
     content: attr(data-mark);
     margin-inline-end: 0.4em;
-    font-weight: 700;
   }
   .ok {
     color: var(--porchlight-operational-color, light-dark(#1a7f37, #3fb950));
@@ -86,24 +85,24 @@ export const styles = css`
     padding: 0.25em 0;
     border: 0;
   }
-  [part~="item"] div {
+  [part="item"] div {
     display: flex;
     flex-wrap: wrap;
     justify-content: space-between;
     font-weight: 600;
   }
-  [part~="history"] {
+  [part="history"] {
     display: flex;
     gap: 1px;
     height: 1.75em;
     margin-top: 0.5em;
   }
-  [part~="history"] li {
+  [part="history"] li {
     flex: 1;
     border-radius: 1px;
     background: currentColor;
   }
-  [part~="incident"] ol {
+  [part="incident"] ol {
     padding-inline-start: 0.75em;
     border-inline-start: 2px solid var(--_line);
   }
@@ -128,13 +127,12 @@ export const styles = css`
     color: var(--_bg);
     background: var(--_fg);
   }
-  [part~="skeleton"] {
+  [part="skeleton"] {
     height: 100%;
-    min-height: 10em;
     background: linear-gradient(var(--_line) 2em, #0000 0) 0 0 / 100% 3.5em;
   }
   @media (prefers-reduced-motion: no-preference) {
-    [part~="skeleton"] {
+    [part="skeleton"] {
       animation: pulse 1.5s infinite alternate;
     }
   }
@@ -143,7 +141,7 @@ export const styles = css`
       opacity: 0.5;
     }
   }
-  [part~="skeleton"] p {
+  [part="skeleton"] p {
     position: absolute;
     clip-path: inset(50%);
   }

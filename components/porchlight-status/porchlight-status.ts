@@ -46,21 +46,21 @@ export function overallStatus(items: readonly Pick<PublicItem, "status">[]): Ove
   return watched.length && count("operational") === watched.length ? "operational" : "unknown";
 }
 
-/** The colour class and the icon of each status word, so that no status is told by colour alone. */
-const LOOKS: Record<string, [string, string]> = {
-  operational: ["ok", "✓"],
-  degraded: ["warn", "!"],
-  partial: ["warn", "!"],
-  major: ["bad", "×"],
-  outage: ["bad", "×"],
-  paused: ["none", "‖"],
-  unknown: ["none", "?"],
+/** The colour class of each status word, then its icon (the last character), so no status is told by colour alone. */
+const LOOKS: Record<string, string> = {
+  operational: "ok✓",
+  degraded: "warn!",
+  partial: "warn!",
+  major: "bad×",
+  outage: "bad×",
+  paused: "none‖",
+  unknown: "none?",
 };
 
 /** A status word with its icon. */
 const statusWord = (status: string, words: Messages, key = status as keyof Messages) => {
-  const [level, mark] = LOOKS[status] as [string, string];
-  return html`<span class=${level}><span data-mark=${mark} aria-hidden="true"></span>${words[key]}</span>`;
+  const look = LOOKS[status] as string;
+  return html`<span class=${look.slice(0, -1)}><span data-mark=${look.slice(-1)} aria-hidden="true"></span>${words[key]}</span>`;
 };
 
 /** The origin this script was loaded from: the default API base. */
@@ -141,18 +141,19 @@ export class PorchlightStatus extends LitElement {
   #barsShown = false;
   #timer?: ReturnType<typeof setTimeout>;
   #ticker?: ReturnType<typeof setInterval>;
-  #intl?: { locale: string; f: Formats } & ReturnType<typeof messagesFor>;
 
   #task = new Task(this, {
     args: () => [(this.apiBase || SCRIPT_ORIGIN).replace(/\/+$/, ""), this.slug] as const,
     task: ([apiBase, slug], { signal }) => {
       if (this.#key !== `${apiBase}/${slug}`) {
-        // Another page: nothing of the last one stays.
+        // Another page: nothing of the last one stays (on the first run, a prerendered page is this one).
+        if (this.#key) {
+          this.#page = this.#problem = undefined;
+          this.#etag = null;
+          this.#failures = 0;
+        }
         this.#key = `${apiBase}/${slug}`;
         this.#stored = `porchlight:${this.#key}`;
-        this.#page = this.#problem = undefined;
-        this.#etag = null;
-        this.#failures = 0;
         this.#password = (this.rememberPassword && this.#storage((s) => s.getItem(this.#stored))) || "";
       }
       this.#lastAttempt = Date.now();
@@ -203,6 +204,17 @@ export class PorchlightStatus extends LitElement {
       input?.focus();
       input?.select();
     }
+  }
+
+  /**
+   * Shows a page (or a prompt) known before the first request, as it was at `at` (epoch ms): what a prerendered
+   * page gives its element, so the first render, on the server and in the browser, is the page itself.
+   */
+  protected prerendered(page: PublicStatusPage | undefined, problem: Problem | undefined, at: number): void {
+    this.#page = page;
+    this.#problem = problem;
+    this.#updatedAt = at;
+    this.#barsShown = true;
   }
 
   #received(result: PageResult): void {
@@ -291,7 +303,8 @@ export class PorchlightStatus extends LitElement {
     const day = event.target as HTMLElement;
     const days = [...(day.parentElement as HTMLElement).children] as HTMLElement[];
     const at = days.indexOf(day);
-    const forward = getComputedStyle(day).direction === "rtl" ? -1 : 1;
+    // The section carries the writing direction (dir), and closest() stays inside the shadow root.
+    const forward = day.closest("[dir=rtl]") ? -1 : 1;
     const move = { ArrowRight: forward, ArrowLeft: -forward, Home: -at, End: days.length }[event.key];
     if (move === undefined) return;
     event.preventDefault();
@@ -302,19 +315,17 @@ export class PorchlightStatus extends LitElement {
     next.focus();
   }
 
-  /** Words, direction and formats for the element's locale, made again only when it changes. */
+  /** Words, direction and formats for the element's locale (formatsFor makes each locale's once). */
   #localized() {
     const locale = this.locale || navigator.language;
-    if (this.#intl?.locale !== locale) {
-      let f: Formats;
-      try {
-        f = formatsFor(locale);
-      } catch {
-        f = formatsFor("en");
-      }
-      this.#intl = { locale, f, ...messagesFor(locale) };
+    let f: Formats;
+    try {
+      f = formatsFor(locale);
+    } catch {
+      // Not a locale Intl accepts.
+      f = formatsFor("en");
     }
-    return this.#intl;
+    return { f, ...messagesFor(locale) };
   }
 
   protected override render() {
@@ -388,8 +399,12 @@ export class PorchlightStatus extends LitElement {
       </header>
       <div part="banner" role="status">${statusWord(status, m)}</div>
       <p>
-        ${fill(m.updated, f.ago(this.#updatedAt, now))}${this.#failing ? html` — <span class="bad">${m.failed}</span>` : ""}
-        ${this.#failing ? html`<button part="button" @click=${this.reload}>${m.retry}</button>` : nothing}
+        ${fill(m.updated, f.ago(this.#updatedAt, now))}${
+          this.#failing
+            ? html` — <span class="bad">${m.failed}</span>
+                <button part="button" @click=${this.reload}>${m.retry}</button>`
+            : nothing
+        }
       </p>
       <h3>${m.services}</h3>
       <ul part="items">

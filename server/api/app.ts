@@ -12,6 +12,7 @@ import { embedRoutes } from "./embed.ts";
 import { ApiError, forbidden, unauthorized } from "./errors.ts";
 import { publicReadFastPath, siteDetailFastPath } from "./fast-path.ts";
 import { healthRoutes } from "./health.ts";
+import { hostedPageRoutes } from "./hosted-pages.ts";
 import {
   FastPathCounts,
   header,
@@ -149,6 +150,15 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
       return c.json(payload as object, reply.status as 200);
     });
   }
+
+  // After the API's routes, so that none of them can be taken for a slug.
+  hostedPageRoutes(app as unknown as Hono, {
+    store,
+    views,
+    publicUrl: config.publicUrl,
+    embedDir,
+    locale: config.pageLocale,
+  });
 
   app.notFound((c) => {
     const error = new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`);

@@ -6,7 +6,10 @@ import type { Context, Hono } from "hono";
 import { ApiError } from "./errors.ts";
 import { header, matchesEtag } from "./http.ts";
 
-/** Where `npm run build` writes the element: porchlight.js, its content-hashed copy and manifest.json. */
+/**
+ * Where `npm run build` writes the element: porchlight.js (the embed), porchlight-page.js (the pages' script), their
+ * content-hashed copies and their manifests.
+ */
 export const EMBED_DIR = fileURLToPath(new URL("../../dist/embed/", import.meta.url));
 
 /** What manifest.json says: the hashed copy's file name and its Subresource Integrity value. */
@@ -47,19 +50,33 @@ function asset(bytes: Uint8Array, type: string, cacheControl: string, tag: strin
   };
 }
 
+/** The two builds: the embed script, and the hosted and prerendered pages' script (with hydration support). */
+export const BUILDS = [
+  { name: "porchlight", manifest: "manifest.json" },
+  { name: "porchlight-page", manifest: "page-manifest.json" },
+] as const;
+
+/** A build's manifest, or undefined when it has not been built. */
+export function readManifest(manifest: string, dir: string = EMBED_DIR): EmbedManifest | undefined {
+  const path = join(dir, manifest);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as EmbedManifest) : undefined;
+}
+
 /** The built element files by name; empty when the element has not been built. */
 export function loadEmbedAssets(dir: string = EMBED_DIR): Map<string, Asset> {
   const assets = new Map<string, Asset>();
-  const manifestPath = join(dir, "manifest.json");
-  if (!existsSync(manifestPath)) return assets;
-  const manifestBytes = readFileSync(manifestPath);
-  const manifest = JSON.parse(manifestBytes.toString("utf8")) as EmbedManifest;
-  const script = readFileSync(join(dir, "porchlight.js"));
-  const type = "text/javascript; charset=utf-8";
-  const tag = manifest.file.split(".")[1] ?? "0";
-  assets.set("porchlight.js", asset(script, type, SHORT, tag));
-  assets.set(manifest.file, asset(script, type, YEAR, tag));
-  assets.set("manifest.json", asset(manifestBytes, "application/json; charset=utf-8", SHORT, tag));
+  for (const build of BUILDS) {
+    const manifestPath = join(dir, build.manifest);
+    if (!existsSync(manifestPath)) continue;
+    const manifestBytes = readFileSync(manifestPath);
+    const manifest = JSON.parse(manifestBytes.toString("utf8")) as EmbedManifest;
+    const script = readFileSync(join(dir, `${build.name}.js`));
+    const type = "text/javascript; charset=utf-8";
+    const tag = manifest.file.split(".")[1] ?? "0";
+    assets.set(`${build.name}.js`, asset(script, type, SHORT, tag));
+    assets.set(manifest.file, asset(script, type, YEAR, tag));
+    assets.set(build.manifest, asset(manifestBytes, "application/json; charset=utf-8", SHORT, tag));
+  }
   return assets;
 }
 

@@ -1,0 +1,16 @@
+// The static build of the public status pages: `astro build` (the last step of `npm run build`) writes dist/site,
+// which works from any static host, under the sub-path PORCHLIGHT_SITE_BASE when set.
+import { defineConfig } from "astro/config";
+
+const trimmed = (process.env.PORCHLIGHT_SITE_BASE ?? "/").replace(/^\/+|\/+$/g, "");
+
+export default defineConfig({
+  srcDir: "./site",
+  publicDir: "./site/public",
+  outDir: "./dist/site",
+  base: trimmed ? `/${trimmed}/` : "/",
+  site: process.env.PORCHLIGHT_SITE_URL || undefined,
+  output: "static",
+  build: { format: "file" },
+  devToolbar: { enabled: false },
+});

@@ -1,0 +1,131 @@
+import type { Context, Hono } from "hono";
+import type { PageData } from "../../components/porchlight-status/porchlight-page.ts";
+import { atomFeed, rssFeed } from "../../site/feeds.ts";
+import { notFoundDocument, renderDocument } from "../../site/render.ts";
+import { pageHeaders } from "../../site/security.ts";
+import type { PublicStatusPage } from "../contract/status-page.ts";
+import type { Store } from "../store/store.ts";
+import { readManifest } from "./embed.ts";
+import { header } from "./http.ts";
+import type { PageViews } from "./page-views.ts";
+
+export interface HostedPageDeps {
+  store: Store;
+  views: PageViews;
+  publicUrl: string;
+  embedDir?: string | undefined;
+  locale?: string;
+}
+
+const HTML = "text/html; charset=utf-8";
+/** Rendered documents kept, by page version and variant; more are rendered again. */
+const MAX_CACHED = 1000;
+
+/**
+ * The hosted status pages: `/<slug>` (and `/<slug>/`), a page's custom domain at `/` by the Host header, and beside
+ * each public page its feeds and JSON snapshot. Rendered on request by the static build's own renderer, and kept
+ * per page version, so a page created or changed after the last build is served at once. `?embed=1` leaves out
+ * the chrome for an iframe (`&transparent=1`: no background). Every page may be framed by any site
+ * (frame-ancestors *): a protected page shows only its prompt, and the password travels in a header, not a cookie.
+ */
+export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir, locale = "en" }: HostedPageDeps) {
+  const ownHost = new URL(publicUrl).host.toLowerCase();
+  const cache = new Map<string, string>();
+
+  async function slugForDomain(host: string): Promise<string | undefined> {
+    const row = await store.db
+      .selectFrom("status_pages")
+      .select("slug")
+      .where("custom_domain", "=", host)
+      .executeTakeFirst();
+    return row?.slug;
+  }
+
+  async function page(c: Context, slug: string, canonical: string, base: string, here: string) {
+    const script = readManifest("page-manifest.json", embedDir)?.file;
+    const view = await views.get(slug);
+    const headers = { ...pageHeaders("*"), "content-type": HTML };
+    if (!view) return c.body(notFoundDocument("/"), 404, { ...headers, "cache-control": "no-store" });
+    if (!script) return c.text("The page script is not built: run npm run build", 503);
+    const embed = c.req.query("embed") === "1";
+    const transparent = c.req.query("transparent") === "1";
+    const key = `${slug}|${view.page.etag}|${embed}|${transparent}|${canonical}|${script}`;
+    let html = cache.get(key);
+    if (html === undefined) {
+      const data: PageData =
+        view.visibility === "public"
+          ? (JSON.parse(new TextDecoder().decode(view.page.bytes)) as PublicStatusPage)
+          : { error: view.visibility === "password" ? "password_required" : "sign_in_required" };
+      html = await renderDocument({
+        slug,
+        data,
+        at: Date.now(),
+        base,
+        canonical,
+        script,
+        apiBase: "",
+        locale,
+        embed,
+        transparent,
+        feeds: view.visibility === "public",
+        feedBase: here,
+      });
+      if (cache.size >= MAX_CACHED) cache.clear();
+      cache.set(key, html);
+    }
+    const cacheControl = view.visibility === "public" ? "public, max-age=30" : "private, no-cache";
+    return c.body(html, 200, { ...headers, "cache-control": cacheControl });
+  }
+
+  async function feed(c: Context, slug: string, kind: "feed.xml" | "atom.xml" | "status.json", here: string) {
+    const view = await views.get(slug);
+    if (view?.visibility !== "public") return c.body(notFoundDocument("/"), 404, { "content-type": HTML });
+    if (kind === "status.json") {
+      return c.body(view.page.bytes, 200, {
+        "content-type": "application/json; charset=utf-8",
+        "access-control-allow-origin": "*",
+      });
+    }
+    const data = JSON.parse(new TextDecoder().decode(view.page.bytes)) as PublicStatusPage;
+    const input = {
+      page: data,
+      pageUrl: here,
+      rssUrl: `${here}feed.xml`,
+      atomUrl: `${here}atom.xml`,
+      generatedAt: new Date(),
+    };
+    return kind === "feed.xml"
+      ? c.body(rssFeed(input), 200, { "content-type": "application/rss+xml; charset=utf-8" })
+      : c.body(atomFeed(input), 200, { "content-type": "application/atom+xml; charset=utf-8" });
+  }
+
+  /** The page's custom domain, when the request came by one. */
+  const byDomain = async (c: Context) => {
+    const host = (header(c, "host") ?? "").toLowerCase().replace(/:\d+$/, "");
+    return host && host !== ownHost.replace(/:\d+$/, "") ? { host, slug: await slugForDomain(host) } : undefined;
+  };
+
+  app.get("/", async (c, next) => {
+    const domain = await byDomain(c);
+    if (!domain?.slug) return next();
+    const root = `https://${domain.host}/`;
+    return page(c, domain.slug, root, "/", "/");
+  });
+  app.get("/:file{(?:feed|atom)\\.xml|status\\.json}", async (c, next) => {
+    const domain = await byDomain(c);
+    if (!domain?.slug) return next();
+    return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`);
+  });
+  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}", (c) => {
+    const slug = c.req.param("slug");
+    return page(c, slug, `${publicUrl}/${slug}`, "/", `/${slug}/`);
+  });
+  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/", (c) => {
+    const slug = c.req.param("slug");
+    return page(c, slug, `${publicUrl}/${slug}`, "/", `/${slug}/`);
+  });
+  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/:file{(?:feed|atom)\\.xml|status\\.json}", (c) => {
+    const slug = c.req.param("slug");
+    return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`);
+  });
+}

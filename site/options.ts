@@ -1,0 +1,32 @@
+import { resolve } from "node:path";
+import { readManifest } from "../server/api/embed.ts";
+import { loadConfig } from "../server/config.ts";
+
+/**
+ * The element's build, from the project root (Astro runs there): this code is bundled into dist/site/chunks at
+ * build time, so a path relative to the module would point into the output.
+ */
+export const EMBED_BUILD_DIR = resolve(process.cwd(), "dist/embed");
+
+/** The path the static site is served under, "/" or "/sub/path/" (PORCHLIGHT_SITE_BASE). */
+export function siteBase(env: NodeJS.ProcessEnv = process.env): string {
+  const trimmed = (env.PORCHLIGHT_SITE_BASE ?? "/").replace(/^\/+|\/+$/g, "");
+  return trimmed ? `/${trimmed}/` : "/";
+}
+
+/** The site's public origin for canonical URLs, feeds and the sitemap (PORCHLIGHT_SITE_URL), or undefined. */
+export function siteUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.PORCHLIGHT_SITE_URL?.replace(/\/+$/, "") || undefined;
+}
+
+/** The page script's hashed file name; the build needs it, so a missing one is an error that says what to run. */
+export function pageScript(): string {
+  const manifest = readManifest("page-manifest.json", EMBED_BUILD_DIR);
+  if (!manifest) throw new Error("dist/embed/page-manifest.json is missing: run npm run build (vite builds it first)");
+  return manifest.file;
+}
+
+/** The words and formats of prerendered pages (PORCHLIGHT_PAGE_LOCALE, default en), as the server reads it. */
+export function pageLocale(env: NodeJS.ProcessEnv = process.env): string {
+  return loadConfig(env).pageLocale;
+}
