@@ -79,6 +79,8 @@ export async function renderDocument(doc: PageDocument): Promise<string> {
   const head = [
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    // No icon file: without this line every visit would ask for /favicon.ico.
+    '<link rel="icon" href="data:,">',
     doc.cspMeta ? `<meta http-equiv="Content-Security-Policy" content="${e(doc.cspMeta)}">` : "",
     `<title>${e(title)}</title>`,
     `<meta name="description" content="${e(description)}">`,

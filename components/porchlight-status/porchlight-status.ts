@@ -143,7 +143,7 @@ export class PorchlightStatus extends LitElement {
   #ticker?: ReturnType<typeof setInterval>;
 
   #task = new Task(this, {
-    args: () => [(this.apiBase || SCRIPT_ORIGIN).replace(/\/+$/, ""), this.slug] as const,
+    args: () => [this.#base(), this.slug] as const,
     task: ([apiBase, slug], { signal }) => {
       if (this.#key !== `${apiBase}/${slug}`) {
         // Another page: nothing of the last one stays (on the first run, a prerendered page is this one).
@@ -184,6 +184,11 @@ export class PorchlightStatus extends LitElement {
     clearInterval(this.#ticker);
     clearTimeout(this.#timer);
     this.#task.abort();
+  }
+
+  /** The server: api-base, else where this script came from. */
+  #base(): string {
+    return (this.apiBase || SCRIPT_ORIGIN).replace(/\/+$/, "");
   }
 
   /** Fetches the page now, as the retry button does. */
@@ -373,7 +378,8 @@ export class PorchlightStatus extends LitElement {
         <button part="button">${m.show}</button>
       </form>`;
     }
-    const apiBase = this.#key.slice(0, -this.slug.length - 1);
+    // From the attribute, not the last request: a prerendered page renders this before any request.
+    const apiBase = this.#base();
     return html`<div>
       <h2 id="name">
         ${

@@ -1,0 +1,195 @@
+/**
+ * npm run bench:site — the static build of the status pages (`astro build`, as `npm run build` runs it) on a real
+ * SQLite store of BENCH_PAGES pages (default 2,000), each with 10 items (90 days of history) and 20 incidents with
+ * two updates each. Prints pages per second (whole build, and the per-page rate once the build's fixed start-up,
+ * measured by a build of BENCH_SMALL pages in the same run, is taken out), the build's peak RSS, and the bytes a
+ * visitor transfers for one page: its HTML and the page script, gzipped and as brotli.
+ * Figures are only comparable within a run: the machine is shared and noisy.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { createToken, createUser } from "../server/accounts/accounts.ts";
+import { createApp } from "../server/api/app.ts";
+import { readManifest } from "../server/api/embed.ts";
+import { loadConfig } from "../server/config.ts";
+import { createLogger } from "../server/log.ts";
+import { openStore, type Store } from "../server/store/store.ts";
+import { seedStats } from "../test/fixtures.ts";
+
+const PAGES = Math.max(1, Number(process.env.BENCH_PAGES ?? 2000));
+const SMALL = Math.max(1, Number(process.env.BENCH_SMALL ?? 20));
+const ITEMS = 10;
+const INCIDENTS = 20;
+const PAGES_PER_SECOND_BAR = 500;
+const PAGE_BYTES_BAR = 30 * 1024;
+
+/** One page made through the API (so its rows are what the product writes), then copied in bulk to `count`. */
+async function seed(dataDir: string, count: number): Promise<void> {
+  const config = loadConfig({ PORCHLIGHT_DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+  const store: Store = await openStore({ dataDir: config.dataDir });
+  try {
+    const { app } = createApp({ store, config, logger: createLogger(config.logLevel) });
+    const now = new Date();
+    await createUser(store, { email: "bench@example.com", plan: "stack" }, now);
+    const { token } = await createToken(store, "bench@example.com", "bench", now);
+    const call = async (method: string, path: string, body: unknown) => {
+      const res = await app.request(path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { data: { id: string | number } }).data;
+    };
+    const first = await call("POST", "/public/v1/status-pages", {
+      name: "Acme 0",
+      slug: "acme-0",
+      description: "Live status of Acme's services.",
+    });
+    for (let i = 0; i < ITEMS; i++) {
+      const site = await call("POST", "/public/v1/sites", { url: `https://s${i}.example.com`, name: `Service ${i}` });
+      await seedStats(store, String(site.id), now, 90);
+      await store.db
+        .updateTable("sites")
+        .set({ state: "healthy", last_check_time: now.toISOString(), last_response_ms: 120 + i })
+        .where("id", "=", String(site.id))
+        .execute();
+      await call("POST", `/public/v1/status-pages/${first.id}/items`, { siteId: site.id, label: `Service ${i}` });
+    }
+    for (let i = 0; i < INCIDENTS; i++) {
+      const incident = await call("POST", `/public/v1/status-pages/${first.id}/incidents`, {
+        title: `Incident ${i}: slow responses`,
+        message: "We are investigating slow responses.",
+        startedAt: new Date(now.getTime() - (i + 1) * 86_400_000).toISOString(),
+      });
+      await call("POST", `/public/v1/status-pages/${first.id}/incidents/${incident.id}/updates`, {
+        status: "resolved",
+        message: "Response times are back to normal.",
+      });
+    }
+    const page = await store.db
+      .selectFrom("status_pages")
+      .selectAll()
+      .where("id", "=", Number(first.id))
+      .executeTakeFirstOrThrow();
+    const items = await store.db.selectFrom("status_page_items").selectAll().where("page_id", "=", page.id).execute();
+    const incidents = await store.db.selectFrom("incidents").selectAll().where("page_id", "=", page.id).execute();
+    const updates = await store.db
+      .selectFrom("incident_updates")
+      .selectAll()
+      .where(
+        "incident_id",
+        "in",
+        incidents.map((i) => i.id),
+      )
+      .execute();
+    await store.db.transaction().execute(async (trx) => {
+      for (let n = 1; n < count; n++) {
+        const { id: _id, ...row } = page;
+        const copy = await trx
+          .insertInto("status_pages")
+          .values({ ...row, slug: `acme-${n}`, name: `Acme ${n}`, custom_domain: null })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto("status_page_items")
+          .values(items.map(({ id: _i, ...item }) => ({ ...item, page_id: copy.id })))
+          .execute();
+        for (const incident of incidents) {
+          const { id: incidentId, site_id: _s, source: _src, ...rest } = incident;
+          const made = await trx
+            .insertInto("incidents")
+            .values({ ...rest, page_id: copy.id })
+            .returning("id")
+            .executeTakeFirstOrThrow();
+          const own = updates.filter((u) => u.incident_id === incidentId).map(({ id: _u, ...u }) => u);
+          await trx
+            .insertInto("incident_updates")
+            .values(own.map((u) => ({ ...u, incident_id: made.id })))
+            .execute();
+        }
+      }
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+/** `astro build` in a child process: its wall time and peak RSS (GNU time's maximum resident set, in KiB). */
+function build(dataDir: string, outDir: string): { seconds: number; rssMiB: number } {
+  const started = performance.now();
+  const run = spawnSync(
+    "/usr/bin/time",
+    ["-f", "maxrss=%M", process.execPath, "node_modules/astro/astro.js", "build", "--outDir", outDir],
+    {
+      env: { ...process.env, PORCHLIGHT_DATA_DIR: dataDir, ASTRO_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  const seconds = (performance.now() - started) / 1000;
+  if (run.status !== 0) throw new Error(`astro build failed:\n${run.stdout}\n${run.stderr}`);
+  const rss = /maxrss=(\d+)/.exec(run.stderr)?.[1];
+  return { seconds, rssMiB: rss ? Number(rss) / 1024 : Number.NaN };
+}
+
+const kb = (bytes: number) => `${bytes.toLocaleString("en")} B`;
+
+async function main(): Promise<void> {
+  if (!readManifest("page-manifest.json", "dist/embed")) throw new Error("run npm run build first (dist/embed)");
+  const root = mkdtempSync(join(tmpdir(), "porchlight-bench-site-"));
+  try {
+    const figures: Record<string, { pages: number; seconds: number; rssMiB: number }> = {};
+    for (const [name, count] of [
+      ["small", SMALL],
+      ["large", PAGES],
+    ] as const) {
+      const dataDir = join(root, `data-${name}`);
+      const seeding = performance.now();
+      await seed(dataDir, count);
+      console.log(`seeded ${count} pages in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
+      const result = build(dataDir, join(root, `out-${name}`));
+      figures[name] = { pages: count, ...result };
+      console.log(`built ${count} pages in ${result.seconds.toFixed(2)} s, peak RSS ${result.rssMiB.toFixed(0)} MiB`);
+    }
+    const small = figures.small as { pages: number; seconds: number };
+    const large = figures.large as { pages: number; seconds: number; rssMiB: number };
+    const whole = large.pages / large.seconds;
+    const marginal = (large.pages - small.pages) / Math.max(0.001, large.seconds - small.seconds);
+    const html = readFileSync(join(root, "out-large", "acme-0", "index.html"));
+    const script = readFileSync(join("dist/embed", readManifest("page-manifest.json", "dist/embed")?.file ?? ""));
+    const gz = (b: Uint8Array) => gzipSync(b, { level: 9 }).length;
+    const br = (b: Uint8Array) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
+    const pageGz = gz(html) + gz(script);
+    console.log("");
+    console.log(
+      `pages per second, whole build (${large.pages} pages, ${large.seconds.toFixed(2)} s): ${whole.toFixed(0)}`,
+    );
+    console.log(
+      `pages per second, per page beyond the fixed start-up (${small.pages}-page build: ${small.seconds.toFixed(2)} s): ${marginal.toFixed(0)}`,
+    );
+    console.log(`peak RSS of the ${large.pages}-page build: ${large.rssMiB.toFixed(0)} MiB`);
+    console.log(
+      `one page (10 items, 20 incidents): HTML ${kb(html.length)} raw, ${kb(gz(html))} gzip, ${kb(br(html))} br`,
+    );
+    console.log(`its script: ${kb(script.length)} raw, ${kb(gz(script))} gzip, ${kb(br(script))} br`);
+    console.log(`transferred for one page, gzip: ${kb(pageGz)}; br: ${kb(br(html) + br(script))}`);
+    console.log(
+      `load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(" ")} at the end`,
+    );
+    console.log(
+      `bar: ${PAGES_PER_SECOND_BAR} pages per second: whole build ${whole >= PAGES_PER_SECOND_BAR ? "met" : "NOT MET"}, per page ${marginal >= PAGES_PER_SECOND_BAR ? "met" : "NOT MET"}`,
+    );
+    console.log(`bar: at most ${kb(PAGE_BYTES_BAR)} gzip for a page: ${pageGz <= PAGE_BYTES_BAR ? "met" : "NOT MET"}`);
+    console.log("(a benchmark, not a test: the exit code is 0 whether or not the bars are met)");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,536 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { extname, join, normalize } from "node:path";
+import { promisify } from "node:util";
+import axe from "axe-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import type { Store } from "../../server/store/store.ts";
+import { describeBrowser, launchChromium } from "../browser.ts";
+import { client, makeApp, seedOwner, seedStats, sqliteKind, TestClock } from "../helpers.ts";
+
+const PASSWORD = "correct horse";
+/** Words that exist only in protected pages: no file of the static build may hold them. */
+const SECRETS = ["SECRET-ITEM-7f3a", "SECRET-INCIDENT-9b2c", "SECRET-PRIVATE-41d0"];
+const SITE_URL = "https://status.example.com";
+const BASE = "/status/";
+const DOMAIN = "status.acme.test";
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".xml": "application/xml; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+};
+
+async function listen(
+  handler: Parameters<typeof createServer>[1],
+  hostname = "127.0.0.1",
+): Promise<{ server: Server; origin: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, origin: `http://${hostname}:${(server.address() as AddressInfo).port}` };
+}
+
+/** Every file under a folder, recursively. */
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+/** A GET with a Host header of our choosing (fetch does not let a caller set Host). */
+function getWithHost(origin: string, path: string, host: string): Promise<{ status: number; body: string }> {
+  const url = new URL(path, origin);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname: url.hostname, port: url.port, path: url.pathname, headers: { host } }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => {
+        body += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describeBrowser("the status site: the static build and the hosted pages, in Chromium", () => {
+  let store: Store;
+  let dataDir: string;
+  let cleanup: () => Promise<void>;
+  let browser: Browser;
+  let outDir: string;
+  let call: ReturnType<typeof client>;
+  let recorded: ReturnType<typeof makeApp>["recorded"];
+  let app: { server: Server; origin: string };
+  let site: { server: Server; origin: string };
+  let host: { server: Server; origin: string };
+  let siteIds: string[] = [];
+
+  beforeAll(async () => {
+    ({ store, dataDir, cleanup } = await sqliteKind.open());
+    // The browser reads real time, so the server's clock starts at real time too.
+    const made = makeApp(store, { clock: new TestClock(new Date()), env: { PORCHLIGHT_VIEW_TTL_SECONDS: "300" } });
+    recorded = made.recorded;
+    const owner = await seedOwner(store, "stack");
+    call = client(made.app, owner.token);
+    const now = made.clock.now();
+    const page = async (slug: string, extra: Record<string, unknown>, labels: string[]) => {
+      const created = await call.post("/public/v1/status-pages", { name: `Acme ${slug}`, slug, ...extra });
+      expect(created.status).toBe(201);
+      const ids: string[] = [];
+      for (const label of labels) {
+        const site = (
+          await call.post("/public/v1/sites", { url: `https://${label.toLowerCase()}.example.com`, name: label })
+        ).json.data;
+        ids.push(site.id);
+        await call.post(`/public/v1/status-pages/${created.json.data.id}/items`, { siteId: site.id, label });
+        await seedStats(store, site.id, now, 30);
+      }
+      await store.db
+        .updateTable("sites")
+        .set({ state: "healthy", last_check_time: now.toISOString(), last_response_ms: 182 })
+        .where("id", "in", ids)
+        .execute();
+      return { id: created.json.data.id as string, ids };
+    };
+    const incident = async (pageId: string, title: string) => {
+      const created = await call.post(`/public/v1/status-pages/${pageId}/incidents`, {
+        title,
+        message: "Payments answer slowly.",
+        startedAt: new Date(now.getTime() - 90 * 60_000).toISOString(),
+      });
+      expect(created.status).toBe(201);
+      const update = await call.post(`/public/v1/status-pages/${pageId}/incidents/${created.json.data.id}/updates`, {
+        status: "resolved",
+        message: "The payment provider fixed it.",
+      });
+      expect(update.status).toBe(201);
+    };
+    const acme = await page(
+      "acme",
+      { description: "Everything Acme runs.", display: { historyDays: 30 }, customDomain: DOMAIN },
+      ["Website", "Checkout", "Search"],
+    );
+    siteIds = acme.ids;
+    await incident(acme.id, "Slow checkout");
+    const locked = await page("locked", { visibility: "password", password: PASSWORD }, ["SECRET-ITEM-7f3a"]);
+    await incident(locked.id, "SECRET-INCIDENT-9b2c");
+    await page("inside", { visibility: "private" }, ["SECRET-PRIVATE-41d0"]);
+    recorded({ sites: [], pagesChanged: true });
+
+    app = await listen(made.listener);
+    // The static build, into a folder of its own, from the same SQLite file in a child process (as `npm run build`
+    // would run it: NODE_ENV=production, so Vite does not bundle Lit's development build).
+    outDir = mkdtempSync(join(tmpdir(), "porchlight-site-"));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORCHLIGHT_DATA_DIR: dataDir,
+      PORCHLIGHT_SITE_URL: SITE_URL,
+      PORCHLIGHT_SITE_BASE: BASE,
+      PORCHLIGHT_SITE_API_URL: app.origin,
+      ASTRO_TELEMETRY_DISABLED: "1",
+      NODE_ENV: "production",
+      LOG_LEVEL: "silent",
+    };
+    for (const name of ["PORCHLIGHT_API_URL", "PORCHLIGHT_API_TOKEN", "DATABASE_URL", "PORCHLIGHT_PUBLIC_URL"]) {
+      delete env[name];
+    }
+    await promisify(execFile)(process.execPath, ["node_modules/astro/astro.js", "build", "--outDir", outDir], {
+      env,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+
+    // A plain static host: /status/... from the build, its 404 page for anything else.
+    site = await listen((req, res) => {
+      const path = decodeURIComponent(new URL(req.url ?? "/", "http://site").pathname);
+      let file: string | undefined;
+      if (path.startsWith(BASE)) {
+        const relative = normalize(path.slice(BASE.length)).replace(/^(\.\.(\/|$))+/, "");
+        const candidate = join(outDir, relative);
+        file = existsSync(candidate) && statSync(candidate).isDirectory() ? join(candidate, "index.html") : candidate;
+      }
+      if (file && existsSync(file) && statSync(file).isFile()) {
+        res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+        res.end(readFileSync(file));
+        return;
+      }
+      res.writeHead(404, { "content-type": TYPES[".html"] });
+      res.end(readFileSync(join(outDir, "404.html")));
+    });
+    // Another site (another host name, so another site, not only another origin) that frames the hosted pages.
+    host = await listen((req, res) => {
+      const slug = new URL(req.url ?? "/", "http://host").searchParams.get("slug") ?? "acme";
+      res.writeHead(200, { "content-type": TYPES[".html"] });
+      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host page</title></head>
+<body><main><h1>Our status</h1><iframe title="Acme status" style="border:0;width:100%;height:40rem"
+  src="${app.origin}/${slug}?embed=1"></iframe></main></body></html>`);
+    }, "localhost");
+    browser = await launchChromium();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    for (const s of [app, site, host]) await new Promise((resolve) => s?.server.close(resolve));
+    await cleanup?.();
+    if (outDir) rmSync(outDir, { recursive: true, force: true });
+  });
+
+  /** A fresh visitor: its own context, console errors, warnings and page errors collected. */
+  async function visit(
+    url: string,
+    options: { javaScript?: boolean; before?: (page: Page) => Promise<unknown>; waitUntil?: "load" | "commit" } = {},
+  ) {
+    const context: BrowserContext = await browser.newContext({
+      viewport: { width: 900, height: 900 },
+      javaScriptEnabled: options.javaScript ?? true,
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("console", (message) => {
+      // The browser's own request for /favicon.ico (no page names an icon) is not the page's doing.
+      if (message.location().url.endsWith("/favicon.ico")) return;
+      if (message.type() === "error" || message.type() === "warning") errors.push(message.text());
+    });
+    page.on("pageerror", (error) => errors.push(String(error)));
+    await options.before?.(page);
+    const response = await page.goto(url, { waitUntil: options.waitUntil ?? "load" });
+    const inShadow = (selector: string) => page.locator("porchlight-status").locator(selector);
+    /** axe-core evaluated through DevTools, which the page's Content-Security-Policy does not govern. */
+    const audit = async () => {
+      await page.evaluate(axe.source);
+      const result = await page.evaluate(() =>
+        (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] }),
+      );
+      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    };
+    /** Console errors other than the browser's own line for a load that answered one of `statuses`. */
+    const unexpectedErrors = (...statuses: number[]) =>
+      errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s}`)));
+    const upgraded = () =>
+      page.evaluate(
+        () =>
+          customElements.get("porchlight-status") !== undefined &&
+          (document.querySelector("porchlight-status") as unknown as { hasUpdated: boolean }).hasUpdated,
+      );
+    return { context, page, response, errors, inShadow, audit, unexpectedErrors, upgraded };
+  }
+
+  test("without JavaScript, the static page shows everything: name, banner, items and incident", async () => {
+    const v = await visit(`${site.origin}${BASE}acme/`, { javaScript: false });
+    expect(v.response?.status()).toBe(200);
+    expect(await v.page.evaluate(() => customElements.get("porchlight-status"))).toBeUndefined();
+    // Declarative shadow DOM: the parser attached the rendered shadow root, no script ran.
+    expect(await v.page.evaluate(() => document.querySelector("porchlight-status")?.shadowRoot?.mode)).toBe("open");
+    expect(await v.inShadow("h2").textContent()).toBe("Acme acme");
+    expect(await v.inShadow("[part~=banner]").textContent()).toContain("All systems operational");
+    const items = v.inShadow("[part~=item]");
+    expect(await items.count()).toBe(3);
+    expect((await items.allInnerTexts()).map((text) => text.split("\n")[0])).toEqual(["Website", "Checkout", "Search"]);
+    expect(await items.first().locator("[part~=history] li").count()).toBe(30);
+    expect(await v.inShadow("[part~=incident] h4").textContent()).toBe("Slow checkout");
+    expect(await v.page.title()).toBe("Acme acme status");
+    expect(await v.page.locator('link[rel="canonical"]').getAttribute("href")).toBe(`${SITE_URL}${BASE}acme/`);
+    expect(await v.page.locator('link[type="application/rss+xml"]').getAttribute("href")).toBe(`${BASE}acme/feed.xml`);
+    expect(v.unexpectedErrors()).toEqual([]);
+    await v.context.close();
+  });
+
+  test("with JavaScript, the element takes the markup over: no error, no new nodes, no layout shift", async () => {
+    const url = `${site.origin}${BASE}acme/`;
+    const still = await visit(url, { javaScript: false });
+    const box = await still.page.locator("porchlight-status").boundingBox();
+    expect(box?.height).toBeGreaterThan(0);
+    await still.context.close();
+
+    // The page script is held until the server-rendered banner is marked, so the takeover can be seen to keep it.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const v = await visit(url, {
+      waitUntil: "commit",
+      before: (page) =>
+        page.route("**/embed/porchlight-page.*.js", async (route) => {
+          await held;
+          await route.continue();
+        }),
+    });
+    const refreshed = v.page.waitForResponse(`${app.origin}/public/v1/status-page/acme`);
+    await expect
+      .poll(() =>
+        v.page.evaluate(() => {
+          const banner = document.querySelector("porchlight-status")?.shadowRoot?.querySelector("[part~=banner]");
+          if (banner) (window as unknown as { banner: Element }).banner = banner;
+          return Boolean(banner);
+        }),
+      )
+      .toBe(true);
+    release();
+    await v.page.waitForLoadState("load");
+    await expect.poll(() => v.upgraded()).toBe(true);
+    // The live refresh from the API (another origin, allowed by the page's CSP) arrives and changes nothing visible.
+    expect((await refreshed).status()).toBe(200);
+    await v.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(
+      await v.page.evaluate(
+        () =>
+          document.querySelector("porchlight-status")?.shadowRoot?.querySelector("[part~=banner]") ===
+          (window as unknown as { banner: Element }).banner,
+      ),
+    ).toBe(true);
+    // Hydration keeps the server's part markers; a fresh client render would have replaced them.
+    expect(
+      await v.page.evaluate(() =>
+        document.querySelector("porchlight-status")?.shadowRoot?.innerHTML.includes("lit-part"),
+      ),
+    ).toBe(true);
+    const shift = await v.page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          let total = 0;
+          new PerformanceObserver((list) => {
+            for (const entry of list.getEntries()) total += (entry as unknown as { value: number }).value;
+          }).observe({ type: "layout-shift", buffered: true });
+          requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => resolve(total), 50)));
+        }),
+    );
+    expect(shift).toBe(0);
+    expect(await v.page.locator("porchlight-status").boundingBox()).toEqual(box);
+    expect(await v.inShadow("[part~=banner]").textContent()).toContain("All systems operational");
+    expect(await v.inShadow("[part~=item]").count()).toBe(3);
+    expect(v.errors.filter((e) => /hydration/i.test(e))).toEqual([]);
+    expect(v.unexpectedErrors()).toEqual([]);
+    await v.context.close();
+  });
+
+  test("the static page refreshes live from the API: a state recorded after the build shows", async () => {
+    const v = await visit(`${site.origin}${BASE}acme/`);
+    await expect.poll(() => v.upgraded()).toBe(true);
+    const requests: string[] = [];
+    v.page.on("request", (r) => {
+      if (r.url().includes("/public/v1/status-page/")) requests.push(r.url());
+    });
+    const unhealthy = siteIds[1] as string;
+    try {
+      await store.db.updateTable("sites").set({ state: "unhealthy" }).where("id", "=", unhealthy).execute();
+      recorded({ sites: [unhealthy], pagesChanged: true });
+      await v.page.evaluate(() =>
+        (document.querySelector("porchlight-status") as unknown as { reload(): void }).reload(),
+      );
+      await expect.poll(() => v.inShadow("[part~=banner]").textContent()).toContain("Partial outage");
+      expect(await v.inShadow("[part~=item]").nth(1).innerText()).toContain("Outage");
+      expect(requests).toEqual([`${app.origin}/public/v1/status-page/acme`]);
+    } finally {
+      await store.db.updateTable("sites").set({ state: "healthy" }).where("id", "=", unhealthy).execute();
+      recorded({ sites: [unhealthy], pagesChanged: true });
+    }
+    expect(v.unexpectedErrors()).toEqual([]);
+    await v.context.close();
+  });
+
+  test("nothing of a protected page is in the build; they are shells with the prompt, without feeds", async () => {
+    const files = walk(outDir);
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const text = readFileSync(file, "latin1");
+      for (const secret of SECRETS) expect(text.includes(secret), `${file} holds ${secret}`).toBe(false);
+    }
+    for (const slug of ["locked", "inside"]) {
+      expect(existsSync(join(outDir, slug, "index.html")), `${slug}/index.html`).toBe(true);
+      for (const name of ["feed.xml", "atom.xml", "status.json"]) {
+        expect(existsSync(join(outDir, slug, name)), `${slug}/${name}`).toBe(false);
+        expect((await fetch(`${site.origin}${BASE}${slug}/${name}`)).status).toBe(404);
+      }
+    }
+    for (const name of ["feed.xml", "atom.xml", "status.json"]) {
+      expect((await fetch(`${site.origin}${BASE}acme/${name}`)).status).toBe(200);
+    }
+
+    const locked = await visit(`${site.origin}${BASE}locked/`, { javaScript: false });
+    expect(locked.response?.status()).toBe(200);
+    expect(await locked.inShadow("label").textContent()).toBe("Password");
+    expect(await locked.inShadow("input[type=password]").count()).toBe(1);
+    expect(await locked.inShadow("[part~=item]").count()).toBe(0);
+    expect(await locked.page.title()).toBe("Status page");
+    expect(await locked.page.locator('meta[name="robots"]').getAttribute("content")).toBe("noindex");
+    await locked.context.close();
+
+    const inside = await visit(`${site.origin}${BASE}inside/`, { javaScript: false });
+    expect(inside.response?.status()).toBe(200);
+    expect(await inside.inShadow("h2 a").textContent()).toBe("This page is private: sign in.");
+    expect(await inside.inShadow("[part~=item]").count()).toBe(0);
+    await inside.context.close();
+
+    const sitemap = await (await fetch(`${site.origin}${BASE}sitemap.xml`)).text();
+    expect(sitemap).toContain(`<loc>${SITE_URL}${BASE}acme/</loc>`);
+    expect(sitemap).not.toContain("locked");
+    expect(sitemap).not.toContain("inside");
+    const index = await (await fetch(`${site.origin}${BASE}`)).text();
+    expect(index).toContain(`href="${BASE}acme/"`);
+    expect(index).not.toMatch(/locked|inside/);
+    // A miss is the site's 404 page.
+    const missing = await fetch(`${site.origin}${BASE}nothing-here/`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain("No such status page");
+  });
+
+  test("the static private page's sign-in link leads to the server, not to the static host", async () => {
+    const inside = await visit(`${site.origin}${BASE}inside/`, { javaScript: false });
+    const link = inside.inShadow("h2 a");
+    expect(await link.textContent()).toBe("This page is private: sign in.");
+    // Signing in happens on the server the page refreshes from (its api-base): the static host has no /inside.
+    expect(await link.evaluate((a) => (a as HTMLAnchorElement).href)).toBe(`${app.origin}/inside`);
+    await inside.context.close();
+    // And once the script has taken the page over and asked the API, which answered sign_in_required.
+    const live = await visit(`${site.origin}${BASE}inside/`);
+    await expect.poll(() => live.upgraded()).toBe(true);
+    await expect.poll(() => live.errors.some((e) => e.includes("status of 401"))).toBe(true);
+    expect(await live.inShadow("h2 a").evaluate((a) => (a as HTMLAnchorElement).href)).toBe(`${app.origin}/inside`);
+    expect(live.unexpectedErrors(401)).toEqual([]);
+    await live.context.close();
+  });
+
+  test("the feeds parse as XML, RSS and Atom, with the incident and absolute links under the site's URL", async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${site.origin}${BASE}`);
+    const rss = await (await fetch(`${site.origin}${BASE}acme/feed.xml`)).text();
+    const atom = await (await fetch(`${site.origin}${BASE}acme/atom.xml`)).text();
+    const parse = (text: string) =>
+      page.evaluate((xml) => {
+        const doc = new DOMParser().parseFromString(xml, "application/xml");
+        const root = doc.documentElement;
+        const ns = "http://www.w3.org/2005/Atom";
+        const texts = (name: string) => [...doc.getElementsByTagName(name)].map((e) => e.textContent ?? "");
+        return {
+          errors: doc.getElementsByTagName("parsererror").length,
+          root: root.localName,
+          namespace: root.namespaceURI,
+          channels: doc.querySelectorAll("rss > channel").length,
+          items: doc.querySelectorAll("channel > item").length,
+          entries: doc.getElementsByTagNameNS(ns, "entry").length,
+          titles: [...texts("title")],
+          links: [
+            ...texts("link").filter(Boolean),
+            ...texts("id"),
+            ...[...doc.getElementsByTagNameNS(ns, "link")].map((e) => e.getAttribute("href") ?? ""),
+          ].filter(Boolean),
+        };
+      }, text);
+    const r = await parse(rss);
+    expect(r.errors).toBe(0);
+    expect(r.root).toBe("rss");
+    expect(r.channels).toBe(1);
+    expect(r.items).toBeGreaterThanOrEqual(1);
+    expect(r.titles).toContain("Slow checkout (Resolved)");
+    expect(r.links.length).toBeGreaterThanOrEqual(3);
+    for (const link of r.links) expect(link.startsWith(`${SITE_URL}${BASE}acme/`), link).toBe(true);
+    expect(r.links).toContain(`${SITE_URL}${BASE}acme/feed.xml`);
+
+    const a = await parse(atom);
+    expect(a.errors).toBe(0);
+    expect(a.root).toBe("feed");
+    expect(a.namespace).toBe("http://www.w3.org/2005/Atom");
+    expect(a.entries).toBeGreaterThanOrEqual(1);
+    expect(a.titles).toContain("Slow checkout (Resolved)");
+    expect(a.links.length).toBeGreaterThanOrEqual(4);
+    for (const link of a.links) expect(link.startsWith(`${SITE_URL}${BASE}acme/`), link).toBe(true);
+    expect(a.links).toContain(`${SITE_URL}${BASE}acme/atom.xml`);
+    await page.context().close();
+  });
+
+  test("the server hosts /<slug> with its security headers, hydrating under its CSP; a new page at once", async () => {
+    const response = await fetch(`${app.origin}/acme`);
+    expect(response.status).toBe(200);
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("frame-ancestors *");
+    expect(csp).toContain("script-src 'self'");
+    const scriptSrc = csp.split(";").find((d) => d.trim().startsWith("script-src")) ?? "";
+    expect(scriptSrc).not.toContain("unsafe-inline");
+    expect(scriptSrc).not.toContain("unsafe-eval");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("referrer-policy")).toBeTruthy();
+    expect(await response.text()).toContain("Slow checkout");
+
+    const v = await visit(`${app.origin}/acme`);
+    await expect.poll(() => v.upgraded()).toBe(true);
+    await v.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await v.inShadow("[part~=banner]").textContent()).toContain("All systems operational");
+    expect(await v.inShadow("[part~=item]").count()).toBe(3);
+    expect(v.errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+    expect(v.unexpectedErrors()).toEqual([]);
+    await v.context.close();
+
+    // Created after the static build: the server renders it on request.
+    const late = await call.post("/public/v1/status-pages", { name: "Late arrival", slug: "late" });
+    expect(late.status).toBe(201);
+    const served = await fetch(`${app.origin}/late`);
+    expect(served.status).toBe(200);
+    expect(await served.text()).toContain("Late arrival");
+    expect((await fetch(`${site.origin}${BASE}late/`)).status).toBe(404);
+  });
+
+  test("a custom domain serves its page at / by the Host header", async () => {
+    const root = await getWithHost(app.origin, "/", DOMAIN);
+    expect(root.status).toBe(200);
+    expect(root.body).toContain("Acme acme");
+    expect(root.body).toContain(`<link rel="canonical" href="https://${DOMAIN}/">`);
+    expect(root.body).toContain('href="/feed.xml"');
+    const feed = await getWithHost(app.origin, "/feed.xml", DOMAIN);
+    expect(feed.status).toBe(200);
+    expect(feed.body).toContain(`<link>https://${DOMAIN}/</link>`);
+    // Another host name that is no page's domain is not given a page.
+    expect((await getWithHost(app.origin, "/", "unknown.example.net")).body).not.toContain("Acme acme");
+  });
+
+  test("framed by another site: the public page renders, the password page unlocks by header", async () => {
+    const framed = await visit(`${host.origin}/?slug=acme`);
+    const banner = framed.page.frameLocator("iframe").locator("porchlight-status").locator("[part~=banner]");
+    await expect.poll(() => banner.textContent()).toContain("All systems operational");
+    expect(framed.unexpectedErrors()).toEqual([]);
+    await framed.context.close();
+
+    const sent: { url: string; password?: string }[] = [];
+    const v = await visit(`${host.origin}/?slug=locked`, {
+      before: async (page) =>
+        page.on("request", (r) => {
+          if (r.url().includes("/status-page/")) {
+            sent.push({ url: r.url(), password: r.headers()["x-status-page-password"] });
+          }
+        }),
+    });
+    const frame = v.page.frameLocator("iframe").locator("porchlight-status");
+    await expect.poll(() => frame.locator("label").textContent()).toBe("Password");
+    await expect.poll(() => sent.length).toBeGreaterThanOrEqual(1);
+    expect(await frame.locator("[part~=item]").count()).toBe(0);
+    await frame.locator("input").fill(PASSWORD);
+    await frame.locator("input").press("Enter");
+    await expect.poll(() => frame.locator("[part~=item]").count()).toBe(1);
+    expect(await frame.locator("[part~=item]").innerText()).toContain("SECRET-ITEM-7f3a");
+    expect(await frame.locator("[part~=incident] h4").textContent()).toBe("SECRET-INCIDENT-9b2c");
+    expect(sent.map((s) => s.password)).toContain(PASSWORD);
+    expect(sent.every((s) => !s.url.includes("horse"))).toBe(true);
+    for (const f of v.page.frames()) expect(f.url()).not.toContain("horse");
+    expect(await v.context.cookies()).toEqual([]);
+    expect(v.unexpectedErrors(401)).toEqual([]);
+    await v.context.close();
+  });
+
+  test("the static acme page and the hosted password page pass the axe-core audit", async () => {
+    const statics = await visit(`${site.origin}${BASE}acme/`);
+    await expect.poll(() => statics.upgraded()).toBe(true);
+    expect(await statics.audit()).toEqual([]);
+    await statics.context.close();
+
+    const locked = await visit(`${app.origin}/locked`);
+    await expect.poll(() => locked.upgraded()).toBe(true);
+    expect(await locked.inShadow("label").textContent()).toBe("Password");
+    expect(await locked.audit()).toEqual([]);
+    await locked.context.close();
+  });
+});
