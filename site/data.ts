@@ -105,10 +105,15 @@ async function fromApi(apiUrl: string, env: NodeJS.ProcessEnv): Promise<SiteData
   return { pages, at: Date.now(), apiBase: env.PORCHLIGHT_SITE_API_URL ?? base };
 }
 
+/** Every page's data, from the API or the store as the environment says. */
+export function loadSiteData(env: NodeJS.ProcessEnv): Promise<SiteData> {
+  return env.PORCHLIGHT_API_URL ? fromApi(env.PORCHLIGHT_API_URL, env) : fromStore(env);
+}
+
 let loaded: Promise<SiteData> | undefined;
 
-/** The site's data, loaded once per build. */
+/** The site's data, loaded once per build (every endpoint of the build asks for it). */
 export function siteData(env: NodeJS.ProcessEnv = process.env): Promise<SiteData> {
-  loaded ??= env.PORCHLIGHT_API_URL ? fromApi(env.PORCHLIGHT_API_URL, env) : fromStore(env);
+  loaded ??= loadSiteData(env);
   return loaded;
 }
