@@ -38,14 +38,13 @@ import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Browser } from "playwright-core";
 import { build } from "vite";
-import { createToken, createUser } from "../server/accounts/accounts.ts";
 import { createApp } from "../server/api/app.ts";
 import { EMBED_DIR } from "../server/api/embed.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
 import { CHROMIUM_PATH, launchChromium } from "../test/browser.ts";
-import { seedStats } from "../test/fixtures.ts";
+import { ownerCaller, seedStats } from "../test/fixtures.ts";
 
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 20));
 const [viewportWidth = 1280, viewportHeight = 720] = (process.env.BENCH_VIEWPORT ?? "1280x720").split("x").map(Number);
@@ -64,17 +63,7 @@ async function listen(server: Server): Promise<number> {
 
 async function seed(store: Store, app: ReturnType<typeof createApp>["app"]): Promise<void> {
   const now = new Date();
-  await createUser(store, { email: "bench@example.com", plan: "stack" }, now);
-  const { token } = await createToken(store, "bench@example.com", "bench", now);
-  const call = async (method: string, path: string, body: unknown) => {
-    const res = await app.request(path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return ((await res.json()) as { data: { id: string | number } }).data;
-  };
+  const call = await ownerCaller(store, app, "bench@example.com");
   const page = await call("POST", "/public/v1/status-pages", {
     name: "Acme services",
     slug: SLUG,

@@ -11,13 +11,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { createToken, createUser } from "../server/accounts/accounts.ts";
 import { createApp } from "../server/api/app.ts";
 import { readManifest } from "../server/api/embed.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
-import { seedStats } from "../test/fixtures.ts";
+import { ownerCaller, seedStats } from "../test/fixtures.ts";
 
 const PAGES = Math.max(1, Number(process.env.BENCH_PAGES ?? 2000));
 const SMALL = Math.max(1, Number(process.env.BENCH_SMALL ?? 20));
@@ -33,17 +32,7 @@ async function seed(dataDir: string, count: number): Promise<void> {
   try {
     const { app } = createApp({ store, config, logger: createLogger(config.logLevel) });
     const now = new Date();
-    await createUser(store, { email: "bench@example.com", plan: "stack" }, now);
-    const { token } = await createToken(store, "bench@example.com", "bench", now);
-    const call = async (method: string, path: string, body: unknown) => {
-      const res = await app.request(path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { data: { id: string | number } }).data;
-    };
+    const call = await ownerCaller(store, app, "bench@example.com");
     const first = await call("POST", "/public/v1/status-pages", {
       name: "Acme 0",
       slug: "acme-0",

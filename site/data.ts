@@ -11,6 +11,7 @@ import { systemClock } from "../server/api/time.ts";
 import { loadConfig } from "../server/config.ts";
 import { PublicStatusPage, StatusPage } from "../server/contract/status-page.ts";
 import { openStore } from "../server/store/store.ts";
+import { promptData } from "./render.ts";
 
 export interface SitePage {
   slug: string;
@@ -36,10 +37,6 @@ export function checkPage(slug: string, json: unknown): PublicStatusPage {
   throw new Error(`status page "${slug}": ${field}: ${issue?.message ?? "does not match the contract"}`);
 }
 
-const protectedData = (visibility: SitePage["visibility"]): PageData => ({
-  error: visibility === "password" ? "password_required" : "sign_in_required",
-});
-
 async function fromStore(env: NodeJS.ProcessEnv): Promise<SiteData> {
   const config = loadConfig(env);
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
@@ -50,7 +47,7 @@ async function fromStore(env: NodeJS.ProcessEnv): Promise<SiteData> {
     for (const row of rows) {
       const visibility = row.visibility as SitePage["visibility"];
       if (visibility !== "public") {
-        pages.push({ slug: row.slug, visibility, data: protectedData(visibility) });
+        pages.push({ slug: row.slug, visibility, data: promptData(visibility) });
         continue;
       }
       const view = await views.get(row.slug);
@@ -98,7 +95,7 @@ async function fromApi(apiUrl: string, env: NodeJS.ProcessEnv): Promise<SiteData
       pages[i] =
         visibility === "public"
           ? { slug, visibility, data: checkPage(slug, await get(`/public/v1/status-page/${slug}`)) }
-          : { slug, visibility, data: protectedData(visibility) };
+          : { slug, visibility, data: promptData(visibility) };
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));

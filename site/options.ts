@@ -19,14 +19,26 @@ export function siteUrl(env: NodeJS.ProcessEnv = process.env): string | undefine
   return env.PORCHLIGHT_SITE_URL?.replace(/\/+$/, "") || undefined;
 }
 
-/** The page script's hashed file name; the build needs it, so a missing one is an error that says what to run. */
+let script: string | undefined;
+
+/**
+ * The page script's hashed file name, read once per build (every page names it); the build needs it, so a missing
+ * one is an error that says what to run.
+ */
 export function pageScript(): string {
-  const manifest = readManifest("page-manifest.json", EMBED_BUILD_DIR);
-  if (!manifest) throw new Error("dist/embed/page-manifest.json is missing: run npm run build (vite builds it first)");
-  return manifest.file;
+  if (script === undefined) {
+    const manifest = readManifest("page-manifest.json", EMBED_BUILD_DIR);
+    if (!manifest)
+      throw new Error("dist/embed/page-manifest.json is missing: run npm run build (vite builds it first)");
+    script = manifest.file;
+  }
+  return script;
 }
 
-/** The words and formats of prerendered pages (PORCHLIGHT_PAGE_LOCALE, default en), as the server reads it. */
-export function pageLocale(env: NodeJS.ProcessEnv = process.env): string {
-  return loadConfig(env).pageLocale;
+let locale: string | undefined;
+
+/** The words and formats of prerendered pages (PORCHLIGHT_PAGE_LOCALE, default en), as the server reads it; once. */
+export function pageLocale(): string {
+  locale ??= loadConfig(process.env).pageLocale;
+  return locale;
 }

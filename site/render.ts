@@ -43,6 +43,11 @@ export interface PageDocument {
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] as string);
 
+/** What a protected page hands its element instead of its data: only the prompt it needs. */
+export function promptData(visibility: "private" | "password"): PageData {
+  return { error: visibility === "password" ? "password_required" : "sign_in_required" };
+}
+
 /** JSON inside <script type="application/json">: "<" written as \u003c, so no "</script" or "<!--" can occur. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
 
@@ -108,9 +113,18 @@ export async function renderDocument(doc: PageDocument): Promise<string> {
   return `<!doctype html>\n<html lang="${lang}"${classes ? ` class="${classes}"` : ""}><head>${head.join("")}</head><body>${body}</body></html>\n`;
 }
 
+/** A script-free page of the site in the chrome's styles: the 404 page and the front page. */
+function plainDocument(title: string, body: string, extraHead = ""): string {
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>${extraHead}<style>${CHROME_CSS}</style></head><body><main>${body}</main></body></html>\n`;
+}
+
 /** The site's 404 page: plain HTML, no script. */
 export function notFoundDocument(base: string): string {
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>No such status page</title><meta name="robots" content="noindex"><style>${CHROME_CSS}</style></head><body><main><h1>No such status page</h1><p>Check the address, or go to <a href="${escapeHtml(base)}">the list of pages</a>.</p></main></body></html>\n`;
+  return plainDocument(
+    "No such status page",
+    `<h1>No such status page</h1><p>Check the address, or go to <a href="${escapeHtml(base)}">the list of pages</a>.</p>`,
+    '<meta name="robots" content="noindex">',
+  );
 }
 
 /** The site's front page: its public status pages, each with its overall status. */
@@ -120,5 +134,5 @@ export function indexDocument(base: string, pages: { slug: string; data: PageDat
     return `<li><a href="${escapeHtml(`${base}${slug}/`)}">${escapeHtml(title)}</a>: ${escapeHtml(description)}</li>`;
   });
   const list = rows.length ? `<ul>${rows.join("")}</ul>` : "<p>No public status pages yet.</p>";
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Status pages</title><style>${CHROME_CSS}</style></head><body><main><h1>Status pages</h1>${list}</main></body></html>\n`;
+  return plainDocument("Status pages", `<h1>Status pages</h1>${list}`);
 }

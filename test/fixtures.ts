@@ -1,3 +1,5 @@
+import { createToken, createUser } from "../server/accounts/accounts.ts";
+import type { createApp } from "../server/api/app.ts";
 import type { Store } from "../server/store/store.ts";
 
 /**
@@ -25,4 +27,23 @@ export async function seedStats(store: Store, siteId: string, now: Date, days: n
     });
   }
   await store.db.insertInto("daily_stats").values(rows).execute();
+}
+
+/**
+ * A stack-plan owner made in the store, and a caller of the app's API with the owner's token that returns the
+ * answer's `data` and throws on any error answer: how the benchmarks seed through the product's own routes.
+ */
+export async function ownerCaller(store: Store, app: ReturnType<typeof createApp>["app"], email: string) {
+  const now = new Date();
+  await createUser(store, { email, plan: "stack" }, now);
+  const { token } = await createToken(store, email, "bench", now);
+  return async (method: string, path: string, body: unknown) => {
+    const res = await app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { data: { id: string | number } }).data;
+  };
 }

@@ -1,13 +1,13 @@
 import type { Context, Hono } from "hono";
 import type { PageData } from "../../components/porchlight-status/porchlight-page.ts";
 import { atomFeed, rssFeed } from "../../site/feeds.ts";
-import { notFoundDocument, renderDocument } from "../../site/render.ts";
+import { notFoundDocument, promptData, renderDocument } from "../../site/render.ts";
 import { pageHeaders } from "../../site/security.ts";
 import type { PublicStatusPage } from "../contract/status-page.ts";
 import type { Store } from "../store/store.ts";
 import { readManifest } from "./embed.ts";
 import { header } from "./http.ts";
-import type { PageViews } from "./page-views.ts";
+import type { PageView, PageViews } from "./page-views.ts";
 
 export interface HostedPageDeps {
   store: Store;
@@ -31,6 +31,10 @@ const MAX_CACHED = 1000;
 export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir, locale = "en" }: HostedPageDeps) {
   const ownHost = new URL(publicUrl).host.toLowerCase();
   const cache = new Map<string, string>();
+  // Read once, as the /embed routes load their files once: the build comes before the server starts.
+  const script = readManifest("page-manifest.json", embedDir)?.file;
+  /** The page's view as the API answers it (only public views are rendered with their data). */
+  const viewData = (view: PageView) => JSON.parse(new TextDecoder().decode(view.page.bytes)) as PublicStatusPage;
 
   async function slugForDomain(host: string): Promise<string | undefined> {
     const row = await store.db
@@ -42,7 +46,6 @@ export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir,
   }
 
   async function page(c: Context, slug: string, canonical: string, base: string, here: string) {
-    const script = readManifest("page-manifest.json", embedDir)?.file;
     const view = await views.get(slug);
     const headers = { ...pageHeaders("*"), "content-type": HTML };
     if (!view) return c.body(notFoundDocument("/"), 404, { ...headers, "cache-control": "no-store" });
@@ -52,10 +55,7 @@ export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir,
     const key = `${slug}|${view.page.etag}|${embed}|${transparent}|${canonical}|${script}`;
     let html = cache.get(key);
     if (html === undefined) {
-      const data: PageData =
-        view.visibility === "public"
-          ? (JSON.parse(new TextDecoder().decode(view.page.bytes)) as PublicStatusPage)
-          : { error: view.visibility === "password" ? "password_required" : "sign_in_required" };
+      const data: PageData = view.visibility === "public" ? viewData(view) : promptData(view.visibility);
       html = await renderDocument({
         slug,
         data,
@@ -86,9 +86,8 @@ export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir,
         "access-control-allow-origin": "*",
       });
     }
-    const data = JSON.parse(new TextDecoder().decode(view.page.bytes)) as PublicStatusPage;
     const input = {
-      page: data,
+      page: viewData(view),
       pageUrl: here,
       rssUrl: `${here}feed.xml`,
       atomUrl: `${here}atom.xml`,
@@ -116,14 +115,12 @@ export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir,
     if (!domain?.slug) return next();
     return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`);
   });
-  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}", (c) => {
-    const slug = c.req.param("slug");
+  const bySlug = (c: Context) => {
+    const slug = c.req.param("slug") as string;
     return page(c, slug, `${publicUrl}/${slug}`, "/", `/${slug}/`);
-  });
-  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/", (c) => {
-    const slug = c.req.param("slug");
-    return page(c, slug, `${publicUrl}/${slug}`, "/", `/${slug}/`);
-  });
+  };
+  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}", bySlug);
+  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/", bySlug);
   app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/:file{(?:feed|atom)\\.xml|status\\.json}", (c) => {
     const slug = c.req.param("slug");
     return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`);
