@@ -6,10 +6,10 @@
  */
 import { z } from "zod";
 import type { PageData } from "../components/porchlight-status/porchlight-page.ts";
-import { PageViews } from "../server/api/page-views.ts";
-import { systemClock } from "../server/api/time.ts";
+import { PUBLIC_INCIDENT_LIMIT, publicViews } from "../server/api/page-views.ts";
+import { utcDayBefore } from "../server/api/time.ts";
 import { loadConfig } from "../server/config.ts";
-import { PublicStatusPage, StatusPage } from "../server/contract/status-page.ts";
+import { MAX_HISTORY_DAYS, PublicStatusPage, StatusPage } from "../server/contract/status-page.ts";
 import { openStore } from "../server/store/store.ts";
 import { promptData } from "./render.ts";
 
@@ -41,7 +41,10 @@ async function fromStore(env: NodeJS.ProcessEnv): Promise<SiteData> {
   const config = loadConfig(env);
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
-    const views = new PageViews(store, systemClock, 60_000);
+    // Every public page in one bulk read (a fixed number of queries), the protected ones by name only.
+    const now = new Date();
+    const bulk = await store.publicPagesViewData(utcDayBefore(now, MAX_HISTORY_DAYS - 1), PUBLIC_INCIDENT_LIMIT);
+    const views = new Map(publicViews(bulk, now).map(({ page, view }) => [page.slug, view]));
     const rows = await store.db.selectFrom("status_pages").select(["slug", "visibility"]).orderBy("slug").execute();
     const pages: SitePage[] = [];
     for (const row of rows) {
@@ -50,12 +53,10 @@ async function fromStore(env: NodeJS.ProcessEnv): Promise<SiteData> {
         pages.push({ slug: row.slug, visibility, data: promptData(visibility) });
         continue;
       }
-      const view = await views.get(row.slug);
-      if (!view) continue;
-      const json = JSON.parse(new TextDecoder().decode(view.page.bytes));
-      pages.push({ slug: row.slug, visibility, data: checkPage(row.slug, json) });
+      const view = views.get(row.slug);
+      if (view) pages.push({ slug: row.slug, visibility, data: checkPage(row.slug, view) });
     }
-    return { pages, at: Date.now(), apiBase: env.PORCHLIGHT_SITE_API_URL ?? config.publicUrl };
+    return { pages, at: now.getTime(), apiBase: env.PORCHLIGHT_SITE_API_URL ?? config.publicUrl };
   } finally {
     await store.close();
   }

@@ -63,6 +63,89 @@ export function incidentViews(rows: IncidentRow[], updates: IncidentUpdateRow[])
   return rows.map((row) => incidentView(row, updates));
 }
 
+type Rows = Awaited<ReturnType<Store["pageViewData"]>>;
+
+/** What a view is made of: the page's items, incidents and updates, and the daily stats by site. */
+interface ViewData {
+  items: Rows["items"];
+  statsBySite: Map<string, Rows["stats"]>;
+  incidents: Rows["incidents"];
+  updates: Rows["updates"];
+}
+
+/** Rows grouped by a key, in their order. */
+function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const row of rows) {
+    const list = groups.get(key(row));
+    if (list) list.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return groups;
+}
+
+/**
+ * A page's public view from its rows (no store access, not yet checked against the contract): what the API serves
+ * (PageViews) and what the static build renders (publicViews).
+ */
+export function publicView(page: PageRow, data: ViewData, now: Date): PublicStatusPage {
+  const display = DisplayOptions.parse(JSON.parse(page.display));
+  const from = utcDayBefore(now, display.historyDays - 1);
+  const items: PublicItem[] = data.items.map((item) => {
+    let total = 0;
+    let up = 0;
+    const history: PublicItem["history"] = [];
+    for (const s of data.statsBySite.get(item.site_id) ?? []) {
+      if (s.checks_total <= 0 || s.day < from) continue;
+      total += s.checks_total;
+      up += s.checks_up;
+      history.push({ date: s.day, uptime: round3((s.checks_up / s.checks_total) * 100) });
+    }
+    return {
+      id: item.id,
+      label: item.label,
+      type: "website",
+      status: itemStatus(item.state as SiteState, item.pause === 1),
+      uptime: total > 0 ? round3((up / total) * 100) : null,
+      response_time: item.last_response_ms,
+      last_check: item.last_check_time,
+      history,
+    };
+  });
+  return {
+    name: page.name,
+    slug: page.slug,
+    description: page.description,
+    visibility: page.visibility as PublicStatusPage["visibility"],
+    custom_domain: page.custom_domain,
+    theme: Theme.parse(JSON.parse(page.theme)),
+    display,
+    items,
+    incidents: incidentViews(data.incidents, data.updates),
+  };
+}
+
+/** Every public page's view from one bulk read (Store.publicPagesViewData), in slug order. */
+export function publicViews(
+  all: Awaited<ReturnType<Store["publicPagesViewData"]>>,
+  now: Date,
+): { page: PageRow; view: PublicStatusPage }[] {
+  const items = groupBy(all.items, (i) => i.page_id);
+  const statsBySite = groupBy(all.stats, (s) => s.site_id);
+  const incidents = groupBy(all.incidents, (i) => i.page_id);
+  const updates = groupBy(all.updates, (u) => u.incident_id);
+  return all.pages.map((page) => {
+    const own = incidents.get(page.id) ?? [];
+    const data: ViewData = {
+      items: items.get(page.id) ?? [],
+      statsBySite,
+      incidents: own,
+      updates: own.flatMap((i) => updates.get(i.id) ?? []),
+    };
+    return { page, view: publicView(page, data, now) };
+  });
+}
+
 /**
  * The public views of status pages by slug: each assembled from the store once (a fixed number of queries, whatever
  * the number of items), checked against the contract, serialized, and then served as bytes until something
@@ -98,39 +181,10 @@ export class PageViews {
     const now = this.clock.now();
     const display = DisplayOptions.parse(JSON.parse(page.display));
     const data = await this.store.pageViewData(page, utcDayBefore(now, display.historyDays - 1), PUBLIC_INCIDENT_LIMIT);
-    const items: PublicItem[] = data.items.map((item) => {
-      let total = 0;
-      let up = 0;
-      const history: PublicItem["history"] = [];
-      for (const s of data.stats) {
-        if (s.site_id !== item.site_id || s.checks_total <= 0) continue;
-        total += s.checks_total;
-        up += s.checks_up;
-        history.push({ date: s.day, uptime: round3((s.checks_up / s.checks_total) * 100) });
-      }
-      return {
-        id: item.id,
-        label: item.label,
-        type: "website",
-        status: itemStatus(item.state as SiteState, item.pause === 1),
-        uptime: total > 0 ? round3((up / total) * 100) : null,
-        response_time: item.last_response_ms,
-        last_check: item.last_check_time,
-        history,
-      };
-    });
-    const incidents = incidentViews(data.incidents, data.updates);
-    const view = PublicStatusPage.parse({
-      name: page.name,
-      slug: page.slug,
-      description: page.description,
-      visibility: page.visibility,
-      custom_domain: page.custom_domain,
-      theme: Theme.parse(JSON.parse(page.theme)),
-      display,
-      items,
-      incidents,
-    });
+    const { stats, ...rows } = data;
+    const view = PublicStatusPage.parse(
+      publicView(page, { ...rows, statsBySite: groupBy(stats, (s) => s.site_id) }, now),
+    );
     return {
       pageId: page.id,
       workspaceId: page.workspace_id,

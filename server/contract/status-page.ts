@@ -75,9 +75,17 @@ export const Theme = z
   .meta({ id: "Theme" });
 export type Theme = z.infer<typeof Theme>;
 
+/** The most days of history a page shows (and the build reads). */
+export const MAX_HISTORY_DAYS = 90;
+
 export const DisplayOptions = z
   .strictObject({
-    historyDays: z.int().min(1).max(90).default(90).meta({ description: "Days of uptime history shown per item" }),
+    historyDays: z
+      .int()
+      .min(1)
+      .max(MAX_HISTORY_DAYS)
+      .default(MAX_HISTORY_DAYS)
+      .meta({ description: "Days of uptime history shown per item" }),
     showUptime: z.boolean().default(true),
     showResponseTime: z.boolean().default(true),
     showIncidents: z.boolean().default(true),

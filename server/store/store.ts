@@ -710,4 +710,64 @@ export class Store {
     const { incidents, updates } = await this.listIncidents(page.id, incidentLimit);
     return { items, stats, incidents, updates };
   }
+
+  /**
+   * What pageViewData reads, for every public page at once (the static build): five queries whatever the number of
+   * pages. Stats start at `fromDay` for all pages (each page keeps its own days); incidents are each page's newest
+   * `incidentLimit`, cut in SQL by a window function.
+   */
+  async publicPagesViewData(fromDay: string, incidentLimit: number) {
+    const pages = await this.db
+      .selectFrom("status_pages")
+      .selectAll()
+      .where("visibility", "=", "public")
+      .orderBy("slug")
+      .execute();
+    const publicIds = this.db.selectFrom("status_pages").select("id").where("visibility", "=", "public");
+    const items = await this.db
+      .selectFrom("status_page_items as i")
+      .innerJoin("sites as s", "s.id", "i.site_id")
+      .select([
+        "i.page_id",
+        "i.id",
+        "i.site_id",
+        "i.label",
+        "s.state",
+        "s.pause",
+        "s.last_check_time",
+        "s.last_response_ms",
+      ])
+      .where("i.page_id", "in", publicIds)
+      .where("i.visible", "=", 1)
+      .orderBy("i.page_id")
+      .orderBy("i.position")
+      .orderBy("i.id")
+      .execute();
+    const stats = await this.db
+      .selectFrom("daily_stats")
+      .selectAll()
+      .where("site_id", "in", (eb) =>
+        eb.selectFrom("status_page_items").select("site_id").where("page_id", "in", publicIds).where("visible", "=", 1),
+      )
+      .where("day", ">=", fromDay)
+      .orderBy("day")
+      .execute();
+    const ranked = this.db
+      .selectFrom("incidents")
+      .selectAll()
+      .select(sql<number>`row_number() over (partition by page_id order by started_at desc, id desc)`.as("rank"))
+      .where("page_id", "in", publicIds);
+    const newest = this.db.selectFrom(ranked.as("r")).where("r.rank", "<=", incidentLimit);
+    const incidents: IncidentRow[] = (await newest.selectAll().orderBy("r.rank").execute()).map(
+      ({ rank: _rank, ...row }) => row,
+    );
+    const updates = await this.db
+      .selectFrom("incident_updates")
+      .selectAll()
+      .where("incident_id", "in", newest.select("r.id"))
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .execute();
+    return { pages, items, stats, incidents, updates };
+  }
 }

@@ -1,7 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { PublicStatusPage } from "../../server/contract/status-page.ts";
+import type { Store } from "../../server/store/store.ts";
 import { checkPage, loadSiteData } from "../../site/data.ts";
+import { client, describeStores, makeApp, seedOwner, seedStats, TestClock } from "../helpers.ts";
 
 /** A status page as the API answers it. */
 const page = (overrides: Record<string, unknown> = {}) => ({
@@ -113,5 +116,92 @@ describe("from the API (PORCHLIGHT_API_URL and a token)", () => {
 
   test("without a token it says which variable is missing", async () => {
     await expect(loadSiteData({ PORCHLIGHT_API_URL: origin })).rejects.toThrow(/PORCHLIGHT_API_TOKEN is required/);
+  });
+});
+
+describeStores("from the store (the default): one bulk read that equals the API's views", (kind) => {
+  let store: Store;
+  let dataDir: string;
+  let databaseUrl: string | undefined;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ store, dataDir, databaseUrl, cleanup } = await kind.open());
+  });
+  afterAll(() => cleanup());
+
+  test("every public page is exactly what GET /public/v1/status-page/{slug} answers; protected pages are prompts", async () => {
+    const clock = new TestClock(new Date());
+    const { app } = makeApp(store, { clock });
+    const owner = await seedOwner(store);
+    const api = client(app, owner.token);
+    const made = async (path: string, body: unknown) => {
+      const res = await api.post(path, body);
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
+      return res.json.data as { id: string | number };
+    };
+    const sites = [];
+    for (let i = 0; i < 3; i++) {
+      const site = await made("/public/v1/sites", { url: `https://s${i}.example.com`, name: `S${i}`, pause: i === 2 });
+      await seedStats(store, String(site.id), clock.now(), 100);
+      sites.push(site);
+    }
+    // A short history, a hidden item, a paused site, more incidents than a view carries (50), a shared site.
+    const short = await made("/public/v1/status-pages", { name: "Short", slug: "short", display: { historyDays: 7 } });
+    const long = await made("/public/v1/status-pages", { name: "Long", slug: "long" });
+    await made("/public/v1/status-pages", {
+      name: "Locked",
+      slug: "locked",
+      visibility: "password",
+      password: "pw-123456",
+    });
+    await made("/public/v1/status-pages", { name: "Inner", slug: "inner", visibility: "private" });
+    for (const [i, site] of sites.entries()) {
+      await made(`/public/v1/status-pages/${short.id}/items`, {
+        siteId: site.id,
+        label: `Item ${i}`,
+        visible: i !== 1,
+      });
+    }
+    await made(`/public/v1/status-pages/${long.id}/items`, { siteId: sites[0]?.id, label: "Shared" });
+    for (let i = 0; i < 55; i++) {
+      const incident = await made(`/public/v1/status-pages/${short.id}/incidents`, {
+        title: `Incident ${i}`,
+        message: "Looking.",
+        startedAt: new Date(clock.now().getTime() - (i + 1) * 3_600_000).toISOString(),
+      });
+      if (i % 2) {
+        await made(`/public/v1/status-pages/${short.id}/incidents/${incident.id}/updates`, {
+          status: "resolved",
+          message: "Fixed.",
+        });
+      }
+    }
+
+    const data = await loadSiteData({
+      PORCHLIGHT_DATA_DIR: dataDir,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    });
+    expect(data.pages.map((p) => [p.slug, p.visibility])).toEqual([
+      ["inner", "private"],
+      ["locked", "password"],
+      ["long", "public"],
+      ["short", "public"],
+    ]);
+    for (const slug of ["long", "short"]) {
+      const answer = await api.get(`/public/v1/status-page/${slug}`);
+      expect(answer.status).toBe(200);
+      expect(data.pages.find((p) => p.slug === slug)?.data).toEqual(answer.json);
+    }
+    const shortView = data.pages.find((p) => p.slug === "short")?.data as PublicStatusPage;
+    expect(shortView.items.map((i) => [i.label, i.status, i.history.length])).toEqual([
+      ["Item 0", "unknown", 7],
+      ["Item 2", "paused", 7],
+    ]);
+    expect(shortView.incidents).toHaveLength(50);
+    expect(shortView.incidents[0]?.title).toBe("Incident 0");
+    expect(shortView.incidents[1]?.updates.map((u) => u.status)).toEqual(["resolved", "investigating"]);
+    expect(data.pages.find((p) => p.slug === "locked")?.data).toEqual({ error: "password_required" });
+    expect(data.pages.find((p) => p.slug === "inner")?.data).toEqual({ error: "sign_in_required" });
   });
 });
