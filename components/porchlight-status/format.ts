@@ -1,7 +1,7 @@
 export type Formats = ReturnType<typeof makeFormats>;
 
 /** `make`, done once per distinct key: the 90 days of 10 items share their dates and percentages. */
-function memo<K, V>(make: (key: K) => V): (key: K) => V {
+export function memo<K, V>(make: (key: K) => V): (key: K) => V {
   const done = new Map<K, V>();
   return (key) => {
     if (!done.has(key)) done.set(key, make(key));
