@@ -4,10 +4,10 @@
  * two updates each. Prints pages per second (whole build, and the per-page rate once the build's fixed start-up,
  * measured by a build of BENCH_SMALL pages in the same run, is taken out), the build's peak RSS, and the bytes a
  * visitor transfers for one page: its HTML and the page script, gzipped and as brotli.
- * The builds write to a RAM file system (/dev/shm) when there is one, BENCH_OUT_DIR otherwise or when set: this
- * machine kind's disk takes about 0.7 ms to create a file, and a page is four files, so on that disk file creation
- * alone caps a build near 350 pages per second. The run also times writing the large build's files with plain
- * writeFileSync, on the build's file system and on the disk, so that share is measured, not assumed.
+ * The builds write to a RAM file system (/dev/shm) when there is one, BENCH_OUT_DIR otherwise or when set: the
+ * shared disk of this machine kind varies between runs (creating a file was seen to take from 0.08 to 0.7 ms, and a
+ * page is four files), which would swamp what the build itself costs. The run also times writing the large build's
+ * files with plain writeFileSync, where it built and on the disk, so the disk's share is measured, not assumed.
  * Figures are only comparable within a run: the machine is shared and noisy.
  */
 import { spawnSync } from "node:child_process";
