@@ -50,6 +50,16 @@ export const ConfigSchema = z.object({
     .regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, "must be a BCP 47 locale such as en or de-CH")
     .default("en"),
   PORCHLIGHT_RESULT_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(48),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  PORCHLIGHT_MAIL_FROM: z.string().min(3).default("Porchlight <porchlight@localhost>"),
+  PORCHLIGHT_SNAPSHOTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
+  PORCHLIGHT_SNAPSHOT_POLLS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+  PORCHLIGHT_REPORTS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(3),
+  PORCHLIGHT_API_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  PORCHLIGHT_SNAPSHOT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  PORCHLIGHT_SNAPSHOT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(20),
+  PORCHLIGHT_SNAPSHOT_REUSE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  PORCHLIGHT_REPORT_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(240).default(5),
 });
 
 export type Config = {
@@ -71,6 +81,13 @@ export type Config = {
   resultRetentionHours: number;
   /** The words and formats of the hosted and prerendered pages. */
   pageLocale: string;
+  /** smtp:// or smtps:// URL of the mail server; without it, mail is written as .eml files under dataDir/mail. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** Limits per client (IPv4 address or IPv6 /64) and, for the API, per token. */
+  limits: { snapshotsPerMinute: number; pollsPerMinute: number; reportsPerHour: number; apiPerMinute: number };
+  snapshot: { concurrency: number; timeoutMs: number; reuseMs: number };
+  reportIntervalMs: number;
 };
 
 export class ConfigError extends Error {}
@@ -107,5 +124,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     checkConcurrency: e.PORCHLIGHT_CHECK_CONCURRENCY,
     resultRetentionHours: e.PORCHLIGHT_RESULT_RETENTION_HOURS,
     pageLocale: e.PORCHLIGHT_PAGE_LOCALE,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.PORCHLIGHT_MAIL_FROM,
+    limits: {
+      snapshotsPerMinute: e.PORCHLIGHT_SNAPSHOTS_PER_MINUTE,
+      pollsPerMinute: e.PORCHLIGHT_SNAPSHOT_POLLS_PER_MINUTE,
+      reportsPerHour: e.PORCHLIGHT_REPORTS_PER_HOUR,
+      apiPerMinute: e.PORCHLIGHT_API_REQUESTS_PER_MINUTE,
+    },
+    snapshot: {
+      concurrency: e.PORCHLIGHT_SNAPSHOT_CONCURRENCY,
+      timeoutMs: e.PORCHLIGHT_SNAPSHOT_TIMEOUT_SECONDS * 1000,
+      reuseMs: e.PORCHLIGHT_SNAPSHOT_REUSE_SECONDS * 1000,
+    },
+    reportIntervalMs: e.PORCHLIGHT_REPORT_INTERVAL_MINUTES * 60_000,
   };
 }
