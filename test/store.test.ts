@@ -24,7 +24,7 @@ describeStores("store", (kind) => {
       .selectFrom("kysely_migration" as never)
       .select(sql<string>`name`.as("name"))
       .execute();
-    expect(applied.map((r) => r.name)).toEqual(["0001_foundation", "0002_engine"]);
+    expect(applied.map((r) => r.name)).toEqual(["0001_foundation", "0002_engine", "0003_anon"]);
     await again.close();
   });
 

@@ -211,6 +211,71 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex("incidents_site").on("incidents").columns(["site_id", "resolved_at"]).execute();
       }),
     },
+    "0003_anon": {
+      up: atomically(dialect, async (db) => {
+        // Domain snapshots asked for by anyone: the job and, once done, its result. Leased while running, so a
+        // restart (or a crashed process) gives a running job back to the queue.
+        await db.schema
+          .createTable("anon_snapshots")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("domain", "text", (c) => c.notNull())
+          .addColumn("status", "text", (c) => c.notNull())
+          .addColumn("result", "text")
+          .addColumn("error", "text")
+          .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("lease_until", "text")
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("finished_at", "text")
+          .execute();
+        await db.schema
+          .createIndex("anon_snapshots_queue")
+          .on("anon_snapshots")
+          .columns(["status", "created_at"])
+          .execute();
+        await db.schema
+          .createIndex("anon_snapshots_domain")
+          .on("anon_snapshots")
+          .columns(["domain", "created_at"])
+          .execute();
+        // 24-hour reports: pending until the address confirms, then active (checked every interval until ends_at),
+        // then sending and sent; or cancelled, or expired unconfirmed. Tokens are stored as SHA-256 hashes.
+        await db.schema
+          .createTable("anon_reports")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("domain", "text", (c) => c.notNull())
+          .addColumn("email", "text", (c) => c.notNull())
+          .addColumn("state", "text", (c) => c.notNull())
+          .addColumn("confirm_hash", "text", (c) => c.notNull().unique())
+          .addColumn("unsubscribe_hash", "text", (c) => c.notNull().unique())
+          .addColumn("client_key", "text", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("confirm_by", "text", (c) => c.notNull())
+          .addColumn("confirmed_at", "text")
+          .addColumn("next_check_at", "text")
+          .addColumn("ends_at", "text")
+          .addColumn("lease_until", "text")
+          .addColumn("sent_at", "text")
+          .addColumn("error", "text")
+          .execute();
+        await db.schema
+          .createIndex("anon_reports_due")
+          .on("anon_reports")
+          .columns(["state", "next_check_at"])
+          .execute();
+        await db.schema.createIndex("anon_reports_email").on("anon_reports").columns(["email", "created_at"]).execute();
+        await db.schema
+          .createTable("anon_report_checks")
+          .addColumn("id", serial, autoId)
+          .addColumn("report_id", "text", (c) => c.notNull().references("anon_reports.id").onDelete("cascade"))
+          .addColumn("at", "text", (c) => c.notNull())
+          .addColumn("ok", "integer", (c) => c.notNull())
+          .addColumn("status_code", "integer")
+          .addColumn("response_ms", "integer")
+          .addColumn("error", "text")
+          .addUniqueConstraint("anon_report_checks_once", ["report_id", "at"])
+          .execute();
+      }),
+    },
   };
 }
 

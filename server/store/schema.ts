@@ -131,4 +131,41 @@ export interface Database {
     message: string;
     created_at: string;
   };
+  anon_snapshots: {
+    id: string;
+    domain: string;
+    status: string;
+    result: string | null;
+    error: string | null;
+    attempts: Generated<number>;
+    lease_until: string | null;
+    created_at: string;
+    finished_at: string | null;
+  };
+  anon_reports: {
+    id: string;
+    domain: string;
+    email: string;
+    state: string;
+    confirm_hash: string;
+    unsubscribe_hash: string;
+    client_key: string;
+    created_at: string;
+    confirm_by: string;
+    confirmed_at: string | null;
+    next_check_at: string | null;
+    ends_at: string | null;
+    lease_until: string | null;
+    sent_at: string | null;
+    error: string | null;
+  };
+  anon_report_checks: {
+    id: Generated<number>;
+    report_id: string;
+    at: string;
+    ok: number;
+    status_code: number | null;
+    response_ms: number | null;
+    error: string | null;
+  };
 }
