@@ -184,7 +184,8 @@ export class PorchlightStatus extends LitElement {
   /** Fetches the page now, as the retry button does; a request still running is aborted, its answer ignored. */
   reload(): void {
     this.#request?.abort();
-    const request = (this.#request = new AbortController());
+    const request = new AbortController();
+    this.#request = request;
     const apiBase = this.#base();
     const slug = this.slug;
     if (this.#key !== `${apiBase}/${slug}`) {
