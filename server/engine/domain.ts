@@ -65,6 +65,16 @@ export interface DomainLookupOptions {
   /** Port of every WHOIS server (43; tests use their own). */
   whoisPort?: number;
   now?: () => number;
+  /**
+   * Fetches an RDAP URL in place of undici's plain request, answering its status and body (or throwing): the
+   * anonymous surface passes its policed fetcher so that a registry's address is checked like any other.
+   */
+  fetchText?: (url: string) => Promise<{ status: number; body: string }>;
+  /**
+   * Resolves a WHOIS server's name and vets the address before the socket connects to it (throwing to refuse);
+   * the query then goes to that address. Without it the name is connected to as it is.
+   */
+  whoisAddress?: (host: string) => Promise<string>;
 }
 
 /**
@@ -103,6 +113,11 @@ export class DomainLookup {
 
   private async rdap(domain: string, base: string): Promise<DomainInfo> {
     const url = `${base}domain/${encodeURIComponent(domain)}`;
+    if (this.options.fetchText) {
+      const answer = await this.options.fetchText(url);
+      if (answer.status !== 200) throw new Error(`RDAP ${url} answered HTTP ${answer.status}`);
+      return { domain, ...parseRdap(JSON.parse(answer.body)), source: "rdap" };
+    }
     const response = await request(url, {
       headers: { accept: "application/rdap+json, application/json" },
       headersTimeout: DOMAIN_CACHE.timeoutMs,
@@ -120,10 +135,15 @@ export class DomainLookup {
 
   private async whois(domain: string, tld: string): Promise<DomainInfo> {
     const port = this.options.whoisPort ?? 43;
-    const referral = await whoisQuery(this.options.ianaWhois ?? "whois.iana.org", port, tld);
+    const referral = await this.ask(this.options.ianaWhois ?? "whois.iana.org", port, tld);
     const server = /^(?:whois|refer):\s*(\S+)/im.exec(referral)?.[1];
     if (!server) throw new Error(`no RDAP or WHOIS service is known for .${tld}`);
-    return { domain, ...parseWhois(await whoisQuery(server, port, domain)), source: "whois" };
+    return { domain, ...parseWhois(await this.ask(server, port, domain)), source: "whois" };
+  }
+
+  private async ask(server: string, port: number, query: string): Promise<string> {
+    const address = this.options.whoisAddress ? await this.options.whoisAddress(server) : server;
+    return whoisQuery(server, port, query, address);
   }
 }
 
@@ -203,12 +223,15 @@ export function parseDate(text: string): string | null {
   return null;
 }
 
-/** One WHOIS question (RFC 3912): the query and CRLF, then the answer until the server closes, within bounds. */
-export function whoisQuery(host: string, port: number, query: string): Promise<string> {
+/**
+ * One WHOIS question (RFC 3912): the query and CRLF, then the answer until the server closes, within bounds. The
+ * socket connects to `address` when given (one already vetted), else to `host`.
+ */
+export function whoisQuery(host: string, port: number, query: string, address = host): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const socket = tcpConnect({ host, port });
+    const socket = tcpConnect({ host: address, port });
     socket.setTimeout(DOMAIN_CACHE.timeoutMs, () => socket.destroy(new Error(`WHOIS ${host} timed out`)));
     const deadline = setTimeout(() => socket.destroy(new Error(`WHOIS ${host} timed out`)), DOMAIN_CACHE.timeoutMs);
     socket.once("close", () => clearTimeout(deadline));

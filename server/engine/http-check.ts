@@ -35,6 +35,11 @@ export interface CheckPolicy {
   bodyCapBytes?: number;
   /** Extra trusted certificate authorities (PEM), besides the system's. */
   extraCa?: string[];
+  /**
+   * Judges every address before a socket connects to it, in place of `allowPrivate` and the public-unicast rule:
+   * null lets the connection go ahead, a reason refuses it. The anonymous surface passes its own stricter policy.
+   */
+  refuseAddress?: (address: string) => string | null;
 }
 
 export interface Certificate {
@@ -157,11 +162,16 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
       if (!isIP(host)) timings.dnsMs = round(performance.now() - dnsStarted);
       const chosen = addresses[0];
       if (!chosen) throw new CheckFailure(`DNS: ${host} has no address`);
-      const allowed = addressAllowed(chosen, policy.allowPrivate);
-      if (!allowed.ok) {
-        throw new CheckFailure(
-          `refused: ${host} is ${chosen} (${allowed.range}); checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true`,
-        );
+      if (policy.refuseAddress) {
+        const reason = policy.refuseAddress(chosen);
+        if (reason !== null) throw new CheckFailure(`refused: ${host} is ${chosen} (${reason})`);
+      } else {
+        const allowed = addressAllowed(chosen, policy.allowPrivate);
+        if (!allowed.ok) {
+          throw new CheckFailure(
+            `refused: ${host} is ${chosen} (${allowed.range}); checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true`,
+          );
+        }
       }
       address = chosen;
       const hopResult = await request(hop, host, chosen, method, target, policy, deadline, cap, timings);
@@ -194,18 +204,20 @@ function isoOrEpoch(text: string): string {
   return new Date(Number.isNaN(t) ? 0 : t).toISOString();
 }
 
-const contexts = new WeakMap<CheckPolicy, SecureContext>();
+const contexts = new WeakMap<string[], SecureContext>();
 
 /**
- * The TLS context of a policy with extra certificate authorities, made once: building a CA store from the
- * system's roots costs milliseconds and megabytes, which per connection dominated an HTTPS check.
+ * The TLS context for a list of extra certificate authorities, made once per list: building a CA store from the
+ * system's roots costs milliseconds and megabytes, which per connection dominated an HTTPS check. Keyed by the
+ * list itself, so callers that build a policy per request (the anonymous fetcher) share it too.
  */
 function contextFor(policy: CheckPolicy): SecureContext | undefined {
-  if (!policy.extraCa?.length) return undefined;
-  let context = contexts.get(policy);
+  const extra = policy.extraCa;
+  if (!extra?.length) return undefined;
+  let context = contexts.get(extra);
   if (!context) {
-    context = createSecureContext({ ca: [...rootCertificates, ...policy.extraCa] });
-    contexts.set(policy, context);
+    context = createSecureContext({ ca: [...rootCertificates, ...extra] });
+    contexts.set(extra, context);
   }
   return context;
 }

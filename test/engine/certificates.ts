@@ -10,7 +10,7 @@ export interface Pair {
 
 export interface TestCertificates {
   ca: string;
-  /** For localhost and 127.0.0.1, signed by the test CA, valid for 10 days from now. */
+  /** For localhost, 127.0.0.1 and (example.com and its subdomains), signed by the test CA, valid for 10 days from now. */
   valid: Pair;
   /** Signed by the test CA, valid in January 2020 only. */
   expired: Pair;
@@ -84,7 +84,7 @@ export function makeCertificates(): TestCertificates {
     );
     return { key: read(`${name}.key`), cert: read(`${name}.crt`) };
   };
-  const valid = leaf("valid", "DNS:localhost,IP:127.0.0.1");
+  const valid = leaf("valid", "DNS:localhost,IP:127.0.0.1,DNS:example.com,DNS:*.example.com");
   const expired = leaf("expired", "DNS:localhost,IP:127.0.0.1", ["20200101000000Z", "20200201000000Z"]);
   const wrongHost = leaf("wronghost", "DNS:other.test");
   openssl(
