@@ -4,7 +4,9 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { bootstrapOwner } from "./accounts/accounts.ts";
+import { createAnonRunner } from "./anon/setup.ts";
 import { createApp } from "./api/app.ts";
+import { createLimiter } from "./api/rate-limit.ts";
 import { systemClock } from "./api/time.ts";
 import { runCommand, USAGE } from "./cli/commands.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
@@ -42,7 +44,12 @@ async function startServer(config: Config): Promise<void> {
       ].join("\n"),
     );
   }
-  const { listener, fastPathCounts, recorded } = createApp({ store, config, logger });
+  // Counters in PostgreSQL when processes share one, so that a limit holds across all of them.
+  const limiter = await createLimiter({ databaseUrl: config.databaseUrl });
+  const { listener, fastPathCounts, recorded, mailer } = createApp({ store, config, logger, limiter });
+  const anon = createAnonRunner({ store, config, logger, mailer, clock: systemClock });
+  anon.start();
+  logger.info({ mail: mailer.mode }, "anonymous utilities ready");
   const engine = config.engine ? createEngine(store, config, logger, config.region, recorded) : null;
   engine?.start();
   let countedSince = Date.now();
@@ -64,7 +71,8 @@ async function startServer(config: Config): Promise<void> {
     logger.info("shutting down");
     // The engine stops claiming at once and finishes its running checks while the server drains its requests.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    void Promise.all([closed, engine?.stop()])
+    void Promise.all([closed, engine?.stop(), anon.stop()])
+      .then(() => Promise.all([limiter.close(), mailer.close()]))
       .then(() => store.close())
       .then(() => {
         destination.flushSync();

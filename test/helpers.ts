@@ -6,6 +6,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { describe } from "vitest";
 import { createToken, createUser } from "../server/accounts/accounts.ts";
+import type { Mailer } from "../server/anon/mail.ts";
 import { createApp } from "../server/api/app.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
@@ -124,7 +125,12 @@ export type App = ReturnType<typeof createApp>["app"];
 /** The app over a store, with a fixed clock and silent logs. */
 export function makeApp(
   store: Store,
-  options: { clock?: TestClock; env?: Record<string, string>; logger?: ReturnType<typeof createLogger> } = {},
+  options: {
+    clock?: TestClock;
+    env?: Record<string, string>;
+    logger?: ReturnType<typeof createLogger>;
+    mailer?: Mailer;
+  } = {},
 ) {
   const clock = options.clock ?? new TestClock();
   const { app, listener, fastPath, fastPathCounts, recorded } = createApp({
@@ -133,6 +139,7 @@ export function makeApp(
     logger: options.logger ?? createLogger("silent"),
     clock,
     checkResponses: true,
+    ...(options.mailer ? { mailer: options.mailer } : {}),
   });
   return { app, listener, fastPath, fastPathCounts, recorded, clock };
 }

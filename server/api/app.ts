@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { createMailer, type Mailer } from "../anon/mail.ts";
+import { anonCors, anonPages, anonRoutes } from "../anon/routes.ts";
 import type { Config } from "../config.ts";
 import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
 import type { ErrorEnvelope } from "../contract/common.ts";
@@ -25,6 +27,7 @@ import {
 import { openApiDocument } from "./openapi.ts";
 import { PageViews } from "./page-views.ts";
 import { publicPageRoutes } from "./public-pages.ts";
+import { createLimiter, type Limiter, type LimitRule, limitHeaders, rateLimited } from "./rate-limit.ts";
 import { ReadModel } from "./read-model.ts";
 import { parseOrThrow, queryObject, type Route, readJson } from "./route.ts";
 import { type SiteRecord, siteRoutes } from "./sites.ts";
@@ -47,6 +50,20 @@ export interface AppDeps {
   checkResponses?: boolean;
   /** Where the built element lives (default: dist/embed beside the code). */
   embedDir?: string;
+  /** Mail out (default: SMTP_URL, else .eml files in the data directory). */
+  mailer?: Mailer;
+  /** The rate limiter (default: counters in this process's memory; main.ts passes PostgreSQL's when configured). */
+  limiter?: Limiter | Promise<Limiter>;
+}
+
+/** A limiter usable before it is ready: each call waits for it (an in-memory one is ready at once). */
+function whenReady(made: Limiter | Promise<Limiter>): Limiter {
+  const ready = Promise.resolve(made);
+  return {
+    consume: async (rule, key, points) => (await ready).consume(rule, key, points),
+    peek: async (rule, key) => (await ready).peek(rule, key),
+    close: async () => (await ready).close(),
+  };
 }
 
 type Env = { Variables: { requestId: string } };
@@ -77,7 +94,20 @@ function errorBody(error: ApiError): ErrorEnvelope {
  * tests call `app.request()`; main.ts serves `listener`, which is the app behind the fast paths that answer hot
  * reads (public status pages, site details) from memory when everything they need is already there.
  */
-export function createApp({ store, config, logger, clock = systemClock, checkResponses = false, embedDir }: AppDeps) {
+export function createApp({
+  store,
+  config,
+  logger,
+  clock = systemClock,
+  checkResponses = false,
+  embedDir,
+  ...deps
+}: AppDeps) {
+  const mailer =
+    deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
+  const limiter = whenReady(deps.limiter ?? createLimiter());
+  /** The authenticated API's own limit, per token (spec 1.5: higher than the anonymous ones). */
+  const apiRule: LimitRule = { name: "api", points: config.limits.apiPerMinute, windowSeconds: 60 };
   const views = new PageViews(store, clock, config.viewTtlSeconds * 1000);
   const records = new ReadModel<SiteRecord>(clock, config.viewTtlSeconds * 1000);
   const changed = () => {
@@ -89,6 +119,7 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
     ...siteRoutes({ store, clock, records, changed }),
     ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
     ...publicPageRoutes({ store, clock, views, config }),
+    ...anonRoutes({ store, clock, config, logger, mailer, limiter }),
   ];
   const document = JSON.stringify(openApiDocument(routes, config.publicUrl));
 
@@ -105,6 +136,13 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
   app.use("/public/v1/status-page/*", publicCors);
   app.use("/api/status-page/*", publicCors);
   app.use("/public/v1/openapi.json", publicCors);
+  for (const path of [
+    "/public/anon/domain-snapshot",
+    "/public/anon/domain-snapshot/*",
+    "/public/anon/domain-report-24h",
+  ]) {
+    app.use(path, anonCors);
+  }
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
@@ -112,9 +150,11 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
     },
   });
   // Only where a body can arrive: the limiter reads req.body, which would cost every GET a full Request object.
-  app.use("/public/v1/*", (c, next) =>
-    c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS" ? next() : limitBody(c, next),
-  );
+  for (const path of ["/public/v1/*", "/public/anon/*"]) {
+    app.use(path, (c, next) =>
+      c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS" ? next() : limitBody(c, next),
+    );
+  }
 
   embedRoutes(app as unknown as Hono, embedDir);
 
@@ -137,6 +177,9 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
           throw forbidden(`Your role (${found.role}) does not allow ${def.permission}`);
         }
         principal = found;
+        const limited = await limiter.consume(apiRule, found.tokenId);
+        if (!limited.allowed) throw rateLimited(limited);
+        for (const [name, value] of Object.entries(limitHeaders(limited))) c.header(name, value);
       }
       const params = def.params ? parseOrThrow(def.params, c.req.param(), "path parameter") : {};
       const query = def.query ? parseOrThrow(def.query, queryObject(c), "query parameter") : {};
@@ -150,6 +193,8 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
       return c.json(payload as object, reply.status as 200);
     });
   }
+
+  anonPages(app as unknown as Hono, { store, clock });
 
   // After the API's routes, so that none of them can be taken for a slug.
   hostedPageRoutes(app as unknown as Hono, {
@@ -175,7 +220,7 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
   const counts = new FastPathCounts();
   const fastPaths = [
     publicReadFastPath(views, logger, counts),
-    siteDetailFastPath({ store, records, clock, logger, counts }),
+    siteDetailFastPath({ store, records, clock, logger, counts, limiter, apiRule }),
   ];
   const fastPath = (req: IncomingMessage, res: ServerResponse) => fastPaths.some((serve) => serve(req, res));
   const appListener = getRequestListener(app.fetch);
@@ -192,5 +237,5 @@ export function createApp({ store, config, logger, clock = systemClock, checkRes
     records.drop((key) => ids.has(key.slice(0, key.indexOf("|"))));
     if (summary.pagesChanged) views.invalidate();
   };
-  return { app, listener, fastPath, fastPathCounts: counts, recorded };
+  return { app, listener, fastPath, fastPathCounts: counts, recorded, mailer, limiter };
 }

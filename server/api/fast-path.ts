@@ -7,6 +7,7 @@ import type { Store } from "../store/store.ts";
 import { bearerToken } from "./auth.ts";
 import { type FastPathCounts, JSON_TYPE, logRequest, matchesEtag, PUBLIC_CORS, requestIdFrom } from "./http.ts";
 import type { PageViews } from "./page-views.ts";
+import { type Limiter, type LimitRule, limitHeaders, rateLimited } from "./rate-limit.ts";
 import type { ReadModel } from "./read-model.ts";
 import { type SiteRecord, siteAnswer, siteRecordKey } from "./sites.ts";
 import type { Clock } from "./time.ts";
@@ -62,8 +63,10 @@ export function siteDetailFastPath(deps: {
   clock: Clock;
   logger: Logger;
   counts: FastPathCounts;
+  limiter: Limiter;
+  apiRule: LimitRule;
 }) {
-  const { store, records, clock, logger, counts } = deps;
+  const { store, records, clock, logger, counts, limiter, apiRule } = deps;
   return function serveFromMemory(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== "GET") return false;
     const url = req.url ?? "";
@@ -82,18 +85,44 @@ export function siteDetailFastPath(deps: {
     const statDays = parseStatDays(q < 0 ? undefined : new URLSearchParams(url.slice(q + 1)).getAll("statDays"));
     const { json } = siteAnswer(record, principal, statDays, now);
     const requestId = requestIdFrom(req.headers["x-request-id"] as string | undefined);
-    res.writeHead(200, [
-      "content-type",
-      JSON_TYPE,
-      "content-length",
-      String(json.byteLength),
-      "x-request-id",
-      requestId,
-    ]);
-    res.end(json);
-    counts.add("site detail", 200);
-    const ms = Math.round((performance.now() - started) * 10) / 10;
-    logRequest(logger, { requestId, method: "GET", path, status: 200, ms }, "debug");
+    // The token's limit, as on every authenticated route: the answer is ready, only the count is awaited.
+    void limiter.consume(apiRule, principal.tokenId).then(
+      (limited) => {
+        const headers = Object.entries(limitHeaders(limited)).flat();
+        if (!limited.allowed) {
+          const error = rateLimited(limited);
+          const body = JSON.stringify({ success: false, message: error.message, code: 429, error: error.kind });
+          res.writeHead(429, [
+            "content-type",
+            JSON_TYPE,
+            "x-request-id",
+            requestId,
+            ...Object.entries(error.headers ?? {}).flat(),
+          ]);
+          res.end(body);
+          counts.add("site detail", 429);
+          return;
+        }
+        res.writeHead(200, [
+          "content-type",
+          JSON_TYPE,
+          "content-length",
+          String(json.byteLength),
+          "x-request-id",
+          requestId,
+          ...headers,
+        ]);
+        res.end(json);
+        counts.add("site detail", 200);
+        const ms = Math.round((performance.now() - started) * 10) / 10;
+        logRequest(logger, { requestId, method: "GET", path, status: 200, ms }, "debug");
+      },
+      (err) => {
+        logger.error({ err, requestId }, "rate limiter failed");
+        res.writeHead(500, ["content-type", JSON_TYPE, "x-request-id", requestId]);
+        res.end(JSON.stringify({ success: false, message: "Internal error", code: 500, error: "internal" }));
+      },
+    );
     return true;
   };
 }
