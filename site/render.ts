@@ -10,6 +10,7 @@ import { html, nothing } from "lit";
 import { MESSAGES } from "../components/porchlight-status/messages.ts";
 import { type PageData, PorchlightPage } from "../components/porchlight-status/porchlight-page.ts";
 import { overallStatus } from "../components/porchlight-status/porchlight-status.ts";
+import { escapeHtml } from "../server/html.ts";
 
 if (!customElements.get("porchlight-status")) customElements.define("porchlight-status", PorchlightPage);
 
@@ -39,9 +40,6 @@ export interface PageDocument {
   /** A Content-Security-Policy meta tag, for static hosts that cannot send the header. */
   cspMeta?: string;
 }
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] as string);
 
 /** What a protected page hands its element instead of its data: only the prompt it needs. */
 export function promptData(visibility: "private" | "password"): PageData {

@@ -6,6 +6,7 @@
  * (no user-supplied templates). The HTML is a complete document with inline styles only (no images, no SVG, no
  * remote resources), width-limited, and readable in light and dark mode.
  */
+import { escapeHtml } from "../html.ts";
 
 export interface Email {
   subject: string;
@@ -617,14 +618,4 @@ function httpUrl(value: string): string {
     throw new TypeError(`E-mail links must be http or https URLs, not ${url.protocol}`);
   }
   return url.href;
-}
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
 }

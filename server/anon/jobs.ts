@@ -1,11 +1,10 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
+import { hashToken } from "../accounts/secrets.ts";
 import type { Clock } from "../api/time.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { REPORT_HOURS, type ReportCheck, reportEmail } from "./emails.ts";
-
-export { REPORT_HOURS };
 
 import type { Mailer } from "./mail.ts";
 import { type DomainFacts, fetchSite, type SnapshotDeps, takeSnapshot } from "./snapshot.ts";
@@ -33,7 +32,6 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** An unguessable public handle: 128 random bits. */
 const newPublicId = () => randomBytes(16).toString("base64url");
 export const newSecret = () => randomBytes(32).toString("base64url");
-export const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
 
 // ---- snapshots -------------------------------------------------------------------------------------------
 
@@ -164,9 +162,9 @@ export async function requestReport(
         domain: request.domain,
         email,
         state: "pending",
-        confirm_hash: hashSecret(confirmToken),
+        confirm_hash: hashToken(confirmToken),
         // Replaced when the report is sent: only that e-mail carries the unsubscribe link.
-        unsubscribe_hash: hashSecret(newSecret()),
+        unsubscribe_hash: hashToken(newSecret()),
         client_key: request.clientKey,
         created_at: iso(now),
         confirm_by: iso(now + CONFIRM_HOURS * HOUR_MS),
@@ -184,8 +182,8 @@ export async function dropReport(store: Store, id: string): Promise<void> {
 export async function reportByConfirmToken(store: Store, token: string) {
   return store.db
     .selectFrom("anon_reports")
-    .select(["id", "domain", "state", "confirm_by", "ends_at"])
-    .where("confirm_hash", "=", hashSecret(token))
+    .select(["id", "domain", "state", "confirm_by"])
+    .where("confirm_hash", "=", hashToken(token))
     .executeTakeFirst();
 }
 
@@ -193,7 +191,7 @@ export async function reportByUnsubscribeToken(store: Store, token: string) {
   return store.db
     .selectFrom("anon_reports")
     .select(["id", "domain", "state"])
-    .where("unsubscribe_hash", "=", hashSecret(token))
+    .where("unsubscribe_hash", "=", hashToken(token))
     .executeTakeFirst();
 }
 
@@ -439,7 +437,7 @@ export class AnonRunner {
       .execute();
     const full = await this.o.store.db
       .selectFrom("anon_reports")
-      .select(["confirmed_at", "ends_at", "unsubscribe_hash"])
+      .select(["confirmed_at", "ends_at"])
       .where("id", "=", report.id)
       .executeTakeFirstOrThrow();
     const facts = await takeSnapshot(report.domain, this.o.snapshot).catch(() => null);
@@ -454,7 +452,7 @@ export class AnonRunner {
     const unsubscribeToken = newSecret();
     await this.o.store.db
       .updateTable("anon_reports")
-      .set({ unsubscribe_hash: hashSecret(unsubscribeToken) })
+      .set({ unsubscribe_hash: hashToken(unsubscribeToken) })
       .where("id", "=", report.id)
       .execute();
     const email = reportEmail(

@@ -7,10 +7,11 @@ import { envelope, type Route, route } from "../api/route.ts";
 import type { Clock } from "../api/time.ts";
 import type { Config } from "../config.ts";
 import { Envelope, Timestamp } from "../contract/common.ts";
+import { escapeHtml } from "../html.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { parseDomainInput } from "./domain-input.ts";
-import { confirmationEmail } from "./emails.ts";
+import { confirmationEmail, REPORT_HOURS } from "./emails.ts";
 import {
   CONFIRM_HOURS,
   cancelReport,
@@ -18,7 +19,6 @@ import {
   confirmUrl,
   dropReport,
   getSnapshot,
-  REPORT_HOURS,
   reportByConfirmToken,
   reportByUnsubscribeToken,
   requestReport,
@@ -235,8 +235,7 @@ const PAGE_HEADERS = {
   "cache-control": "no-store",
 };
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const e = (text: string) => text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] as string);
+const e = escapeHtml;
 
 function page(c: Context, status: number, title: string, body: string): Response {
   const html = `<!doctype html>

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { SiteState } from "../contract/site.ts";
 import { DisplayOptions, type Incident, type PublicItem, PublicStatusPage, Theme } from "../contract/status-page.ts";
 import { itemStatus } from "../engine/verdict.ts";
+import { groupBy } from "../group-by.ts";
 import type { IncidentRow, IncidentUpdateRow, PageRow, Store } from "../store/store.ts";
 import { PUBLIC_CORS, viewHeaders } from "./http.ts";
 import { ReadModel } from "./read-model.ts";
@@ -71,17 +72,6 @@ interface ViewData {
   statsBySite: Map<string, Rows["stats"]>;
   incidents: Rows["incidents"];
   updates: Rows["updates"];
-}
-
-/** Rows grouped by a key, in their order. */
-function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
-  const groups = new Map<K, T[]>();
-  for (const row of rows) {
-    const list = groups.get(key(row));
-    if (list) list.push(row);
-    else groups.set(key(row), [row]);
-  }
-  return groups;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { SiteState } from "../contract/site.ts";
+import { groupBy } from "../group-by.ts";
 import type { Database } from "../store/schema.ts";
 import { newId, type SiteRow, type Store } from "../store/store.ts";
 import { type Condition, judgeConditions } from "./conditions.ts";
@@ -280,16 +281,6 @@ async function lockSites(store: Store, trx: Kysely<Database>, ids: string[]): Pr
     .$if(store.dialect === "postgres", (qb) => qb.forUpdate())
     .execute();
   return new Map(rows.map((r) => [r.id, r]));
-}
-
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const group = groups.get(key(item));
-    if (group) group.push(item);
-    else groups.set(key(item), [item]);
-  }
-  return groups;
 }
 
 type StatDelta = {

@@ -1,6 +1,6 @@
 import type { APIRoute } from "astro";
+import { escapeHtml } from "../../server/html.ts";
 import { pageUrl, publicPaths } from "../public-pages.ts";
-import { escapeHtml } from "../render.ts";
 
 /** The public pages (protected ones are not for search engines). */
 export const GET: APIRoute = async () => {
