@@ -22,6 +22,7 @@ export const SNAPSHOT_ATTEMPTS = 3;
 /** Finished snapshots are kept this long, then deleted; their ids answer 404 after that. */
 export const SNAPSHOT_KEEP_MS = 7 * 86_400_000;
 const LEASE_MS = 120_000;
+const SWEEP_EVERY_MS = 60_000;
 /** Report checks and sends in flight at once. */
 const REPORTS_AT_ONCE = 32;
 const HOUR_MS = 3_600_000;
@@ -292,6 +293,8 @@ export class AnonRunner {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | null = null;
   private halted = false;
+  /** When the last sweep ran: sweeping is housekeeping, once a minute is enough (claims run every 500 ms). */
+  private sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly o: RunnerOptions) {}
 
@@ -332,7 +335,10 @@ export class AnonRunner {
   private async claim(): Promise<void> {
     if (this.halted) return;
     const now = this.now();
-    await this.sweep(now);
+    if (now - this.sweptAt >= SWEEP_EVERY_MS) {
+      this.sweptAt = now;
+      await this.sweep(now);
+    }
     const snapshots = await claimSnapshots(this.o.store, now, this.o.concurrency - this.snapshots.size);
     for (const job of snapshots) this.launch(this.snapshots, this.snapshot(job.id, job.domain));
     const reports = await claimReports(this.o.store, now, REPORTS_AT_ONCE - this.reports.size);
