@@ -33,8 +33,12 @@ const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 
+/** A character that escapeXml changes: most strings have none, and are returned as they are without a copy. */
+const CHANGED = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]|[&<>"']/u;
+
 /** Any string as XML character data, safe in text and in quoted attribute values alike. */
 function escapeXml(text: string): string {
+  if (!CHANGED.test(text)) return text;
   return text.replace(NOT_XML_CHAR, "").replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
 

@@ -85,6 +85,36 @@ const barStrings = memo((n: number) => {
 const fill = (text: string, value: string | number) => text.replace("{0}", value as string);
 
 /**
+ * The `days` UTC dates up to day number `today`, oldest first: where each ISO date stands, and each bar's label
+ * start ("Nov 21, 2026: "). Kept for the last day, length and locale asked: every item of every page shares them.
+ */
+let lastDays: { key: string; f: Formats; dates: Map<string, number>; starts: string[] } | undefined;
+function historyDays(today: number, days: number, f: Formats) {
+  const key = `${today}/${days}`;
+  if (lastDays?.key !== key || lastDays.f !== f) {
+    const dates = new Map<string, number>();
+    const starts: string[] = [];
+    for (let i = 0; i < days; i++) {
+      const date = new Date((today - days + 1 + i) * DAY_MS).toISOString().slice(0, 10);
+      dates.set(date, i);
+      starts.push(`${f.date(date)}: `);
+    }
+    lastDays = { key, f, dates, starts };
+  }
+  return lastDays;
+}
+
+/** "99.5% uptime" in the locale's words and numbers, made once per value. */
+const uptimeLabels = new WeakMap<Messages, WeakMap<Formats, (uptime: number) => string>>();
+function uptimeLabel(m: Messages, f: Formats): (uptime: number) => string {
+  const byFormats = uptimeLabels.get(m) ?? new WeakMap<Formats, (uptime: number) => string>();
+  uptimeLabels.set(m, byFormats);
+  const label = byFormats.get(f) ?? memo((uptime: number) => fill(m.uptime, f.percentage(uptime)));
+  byFormats.set(f, label);
+  return label;
+}
+
+/**
  * A status page on any website: fetches it by slug from a Porchlight server and keeps it current.
  *
  * @attr slug - The status page's slug (required).
@@ -461,15 +491,19 @@ export class PorchlightStatus extends LitElement {
   }
 
   #renderHistory(item: PublicItem, days: number, m: Messages, f: Formats, now: number) {
-    const uptimeByDate = new Map(item.history.map((day) => [day.date, day.uptime]));
-    const today = Math.floor(now / DAY_MS);
+    const { dates, starts } = historyDays(Math.floor(now / DAY_MS), days, f);
+    const uptimes: (number | undefined)[] = new Array(days);
+    for (const day of item.history) {
+      const at = dates.get(day.date);
+      if (at !== undefined) uptimes[at] = day.uptime;
+    }
+    const label = uptimeLabel(m, f);
     const values: string[] = [];
     // Until then, the empty list holds their place: nothing moves when they arrive.
-    for (let i = this.#barsShown ? days - 1 : -1; i >= 0; i--) {
-      const date = new Date((today - i) * DAY_MS).toISOString().slice(0, 10);
-      const uptime = uptimeByDate.get(date);
-      const level = uptime === undefined ? "none" : uptime >= 99 ? "ok" : uptime >= 95 ? "warn" : "bad";
-      values.push(level, `${f.date(date)}: ${uptime === undefined ? m.noData : fill(m.uptime, f.percentage(uptime))}`);
+    for (let i = 0; this.#barsShown && i < days; i++) {
+      const uptime = uptimes[i];
+      if (uptime === undefined) values.push("none", starts[i] + m.noData);
+      else values.push(uptime >= 99 ? "ok" : uptime >= 95 ? "warn" : "bad", starts[i] + label(uptime));
     }
     return html`<ol part="history" aria-label=${fill(m.history, days)} @keydown=${this.#onDayKey}>
       ${html(barStrings(values.length / 2), ...values)}
