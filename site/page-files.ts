@@ -1,0 +1,76 @@
+/**
+ * One status page of the static build, whole: its HTML document and, for a public page, the files beside it (the
+ * RSS and Atom feeds of its incidents and the JSON snapshot of its view). A build thread (page-worker.ts) or, with
+ * PORCHLIGHT_BUILD_THREADS=0, the build itself makes them; the HTML goes back to Astro, which writes it as the
+ * page's route, and the rest is written here.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { PageData } from "../components/porchlight-status/porchlight-page.ts";
+import type { PublicStatusPage } from "../server/contract/status-page.ts";
+import { atomFeed, rssFeed } from "./feeds.ts";
+import { renderDocument } from "./render.ts";
+
+/** What every page of one build shares. */
+export interface PageBuild {
+  /** When the data was read (epoch ms). */
+  at: number;
+  /** The path the site is served under, "/" or "/sub/path/". */
+  base: string;
+  /** The site's public origin (PORCHLIGHT_SITE_URL), or null. */
+  origin: string | null;
+  /** The page script's file name under `${base}embed/`. */
+  script: string;
+  apiBase: string;
+  locale: string;
+  /** The Content-Security-Policy meta tag's value. */
+  cspMeta: string;
+  /** The build's output directory (a file path): the feeds and snapshots go to `<outDir>/<slug>/`. */
+  outDir: string;
+}
+
+export interface PageJob {
+  slug: string;
+  visibility: "public" | "private" | "password";
+  /** The page's data as JSON: the snapshot's bytes, and what the document embeds for the browser. */
+  json: string;
+}
+
+/** The page's address: absolute with an origin, else rooted at the base. */
+export function pageUrl(build: Pick<PageBuild, "origin" | "base">, slug: string): string {
+  return `${build.origin ?? ""}${build.base}${slug}/`;
+}
+
+/** Renders the page, writes its feeds and snapshot (public pages only) and returns its HTML. */
+export function buildPage(job: PageJob, build: PageBuild): string {
+  const data = JSON.parse(job.json) as PageData;
+  const url = pageUrl(build, job.slug);
+  const html = renderDocument({
+    slug: job.slug,
+    data,
+    json: job.json,
+    at: build.at,
+    base: build.base,
+    canonical: build.origin ? url : null,
+    script: build.script,
+    apiBase: build.apiBase,
+    locale: build.locale,
+    feeds: job.visibility === "public",
+    cspMeta: build.cspMeta,
+  });
+  if (job.visibility === "public") {
+    const input = {
+      page: data as PublicStatusPage,
+      pageUrl: url,
+      rssUrl: `${url}feed.xml`,
+      atomUrl: `${url}atom.xml`,
+      generatedAt: new Date(build.at),
+    };
+    const dir = join(build.outDir, job.slug);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "feed.xml"), rssFeed(input));
+    writeFileSync(join(dir, "atom.xml"), atomFeed(input));
+    writeFileSync(join(dir, "status.json"), job.json);
+  }
+  return html;
+}

@@ -1,0 +1,150 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type PageBuild, pageUrl } from "../../site/page-files.ts";
+import { buildThreads, PagePool } from "../../site/page-pool.ts";
+
+const WORKER = resolve("site/page-worker.mjs");
+
+/** A public page as the API answers it, with a name that shows up in every file made of it. */
+const view = (name: string) => ({
+  name,
+  slug: "acme",
+  description: "Live status.",
+  visibility: "public",
+  custom_domain: null,
+  theme: { mode: "auto", accentColor: "#2563eb" },
+  display: { historyDays: 3, showUptime: true, showResponseTime: true, showIncidents: true },
+  items: [
+    {
+      id: 1,
+      label: "Website",
+      type: "website",
+      status: "operational",
+      uptime: 99.5,
+      response_time: 120,
+      last_check: "2026-11-21T10:00:00.000Z",
+      history: [{ date: "2026-11-20", uptime: 100 }],
+    },
+  ],
+  incidents: [
+    {
+      id: 7,
+      title: "Slow <checkout>",
+      status: "resolved",
+      started_at: "2026-11-19T10:00:00.000Z",
+      resolved_at: "2026-11-19T11:00:00.000Z",
+      duration_minutes: 60,
+      updates: [{ status: "resolved", message: "Fixed.", timestamp: "2026-11-19T11:00:00.000Z" }],
+    },
+  ],
+});
+
+describe("PORCHLIGHT_BUILD_THREADS", () => {
+  test("defaults to the cores this process may use; 0 and whole numbers are taken as they are", () => {
+    expect(buildThreads({})).toBe(availableParallelism());
+    expect(buildThreads({ PORCHLIGHT_BUILD_THREADS: "" })).toBe(availableParallelism());
+    expect(buildThreads({ PORCHLIGHT_BUILD_THREADS: "0" })).toBe(0);
+    expect(buildThreads({ PORCHLIGHT_BUILD_THREADS: "3" })).toBe(3);
+  });
+
+  test("anything else stops the build with a message naming the variable", () => {
+    for (const bad of ["-1", "1.5", "two", "0x2", " 2", "1000"]) {
+      expect(() => buildThreads({ PORCHLIGHT_BUILD_THREADS: bad })).toThrow(/PORCHLIGHT_BUILD_THREADS must be/);
+    }
+  });
+});
+
+describe("the build threads", () => {
+  let root: string;
+  const build = (outDir: string): PageBuild => ({
+    at: Date.parse("2026-11-21T10:00:30.000Z"),
+    base: "/status/",
+    origin: "https://status.example.com",
+    script: "porchlight-page.abc.js",
+    apiBase: "https://api.example.com",
+    locale: "en",
+    cspMeta: "default-src 'none'",
+    outDir,
+  });
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), "porchlight-pool-"));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  test("render in threads exactly what the build renders on its own thread, feeds and snapshot included", async () => {
+    const threaded = new PagePool(build(join(root, "threads")), 2, WORKER);
+    const inline = new PagePool(build(join(root, "inline")), 0, WORKER);
+    try {
+      const jobs = Array.from({ length: 12 }, (_, n) => ({
+        slug: `acme-${n}`,
+        visibility: "public" as const,
+        json: JSON.stringify(view(`Acme ${n}`)),
+      }));
+      const [fromThreads, fromInline] = await Promise.all([
+        Promise.all(jobs.map((job) => threaded.render(job))),
+        Promise.all(jobs.map((job) => inline.render(job))),
+      ]);
+      const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+      for (const [n, html] of fromThreads.entries()) {
+        const text = decode(html);
+        // Each answer is its own page, not another job's.
+        expect(text).toContain(`<title>Acme ${n} status</title>`);
+        expect(text).toContain(`<link rel="canonical" href="${pageUrl(build(""), `acme-${n}`)}">`);
+        expect(text).toBe(decode(fromInline[n] as Uint8Array));
+      }
+      for (const file of ["feed.xml", "atom.xml", "status.json"]) {
+        const made = readFileSync(join(root, "threads", "acme-3", file), "utf8");
+        expect(made).toBe(readFileSync(join(root, "inline", "acme-3", file), "utf8"));
+      }
+      expect(readFileSync(join(root, "threads", "acme-3", "status.json"), "utf8")).toBe(jobs[3]?.json);
+      expect(readFileSync(join(root, "threads", "acme-3", "feed.xml"), "utf8")).toContain(
+        "<title>Slow &lt;checkout&gt; (Resolved)</title>",
+      );
+    } finally {
+      await threaded.close();
+    }
+  });
+
+  test("a protected page is the prompt alone: no feed, no snapshot, nothing of its data", async () => {
+    const pool = new PagePool(build(join(root, "protected")), 1, WORKER);
+    try {
+      const html = new TextDecoder().decode(
+        await pool.render({
+          slug: "vault",
+          visibility: "password",
+          json: JSON.stringify({ error: "password_required" }),
+        }),
+      );
+      expect(html).toContain('<meta name="robots" content="noindex">');
+      expect(html).not.toContain("feed.xml");
+      expect(existsSync(join(root, "protected", "vault"))).toBe(false);
+      expect(existsSync(join(root, "protected")) ? readdirSync(join(root, "protected")) : []).toEqual([]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("a page that cannot be rendered fails with its slug, and the threads go on with the others", async () => {
+    const pool = new PagePool(build(join(root, "failing")), 1, WORKER);
+    try {
+      await expect(pool.render({ slug: "broken", visibility: "public", json: "{not json" })).rejects.toThrow(
+        /^status page "broken": SyntaxError/,
+      );
+      const html = await pool.render({ slug: "fine", visibility: "public", json: JSON.stringify(view("Fine")) });
+      expect(new TextDecoder().decode(html)).toContain("<title>Fine status</title>");
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("a thread that dies fails its pages and every page after, rather than the build going on short", async () => {
+    const pool = new PagePool(build(join(root, "dying")), 1, WORKER);
+    await pool.close();
+    await expect(pool.render({ slug: "late", visibility: "public", json: "{}" })).rejects.toThrow(
+      /a build thread stopped/,
+    );
+  });
+});
