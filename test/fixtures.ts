@@ -47,3 +47,28 @@ export async function ownerCaller(store: Store, app: ReturnType<typeof createApp
     return ((await res.json()) as { data: { id: string | number } }).data;
   };
 }
+
+/** A public status page as the API answers it (GET /public/v1/status-page/{slug}), with one item. */
+export const publicPageView = (overrides: Record<string, unknown> = {}) => ({
+  name: "Acme",
+  slug: "acme",
+  description: "",
+  visibility: "public",
+  custom_domain: null,
+  theme: { mode: "auto", accentColor: "#2563eb" },
+  display: { historyDays: 90, showUptime: true, showResponseTime: true, showIncidents: true },
+  items: [
+    {
+      id: 1,
+      label: "Website",
+      type: "website",
+      status: "operational",
+      uptime: 99.5,
+      response_time: 120,
+      last_check: "2026-11-21T10:00:00.000Z",
+      history: [{ date: "2026-11-20", uptime: 100 }],
+    },
+  ],
+  incidents: [],
+  ...overrides,
+});

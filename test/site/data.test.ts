@@ -4,32 +4,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Store } from "../../server/store/store.ts";
 import { checkPage, loadSiteData } from "../../site/data.ts";
+import { publicPageView } from "../fixtures.ts";
 import { client, describeStores, makeApp, seedOwner, seedStats, TestClock } from "../helpers.ts";
 
-/** A status page as the API answers it. */
-const page = (overrides: Record<string, unknown> = {}) => ({
-  name: "Acme",
-  slug: "acme",
-  description: "",
-  visibility: "public",
-  custom_domain: null,
-  theme: { mode: "auto", accentColor: "#2563eb" },
-  display: { historyDays: 90, showUptime: true, showResponseTime: true, showIncidents: true },
-  items: [
-    {
-      id: 1,
-      label: "Website",
-      type: "website",
-      status: "operational",
-      uptime: 99.5,
-      response_time: 120,
-      last_check: "2026-11-21T10:00:00.000Z",
-      history: [{ date: "2026-11-20", uptime: 100 }],
-    },
-  ],
-  incidents: [],
-  ...overrides,
-});
+const page = publicPageView;
 
 describe("build-time data is checked against the contract", () => {
   test("a valid page passes as it is", () => {

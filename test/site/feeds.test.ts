@@ -2,30 +2,15 @@ import { Window } from "happy-dom";
 import { describe, expect, test } from "vitest";
 import type { Incident, PublicStatusPage } from "../../server/contract/status-page.ts";
 import { atomFeed, type FeedInput, rssFeed } from "../../site/feeds.ts";
+import { publicPageView } from "../fixtures.ts";
 
 const HOSTILE_TITLE = `Broken <b>&</b> "quoted"`;
 const ATOM_NS = "http://www.w3.org/2005/Atom";
 
-const page: PublicStatusPage = {
+const page = publicPageView({
   name: "Acme & Co",
-  slug: "acme",
   description: "Status of <Acme> services",
-  visibility: "public",
-  custom_domain: null,
-  theme: { mode: "auto", accentColor: "#2563eb" },
-  display: { historyDays: 90, showUptime: true, showResponseTime: true, showIncidents: true },
-  items: [
-    {
-      id: 1,
-      label: "Website",
-      type: "website",
-      status: "outage",
-      uptime: 99.5,
-      response_time: 120,
-      last_check: "2026-11-21T09:59:00.000Z",
-      history: [{ date: "2026-11-20", uptime: 100 }],
-    },
-  ],
+  items: [{ ...publicPageView().items[0], status: "outage", last_check: "2026-11-21T09:59:00.000Z" }],
   incidents: [
     {
       id: 3,
@@ -52,7 +37,7 @@ const page: PublicStatusPage = {
       ],
     },
   ],
-};
+}) as PublicStatusPage;
 
 const input: FeedInput = {
   page,

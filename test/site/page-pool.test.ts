@@ -4,42 +4,27 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type PageBuild, pageUrl } from "../../site/page-files.ts";
 import { buildThreads, PagePool } from "../../site/page-pool.ts";
+import { publicPageView } from "../fixtures.ts";
 
 const WORKER = resolve("site/page-worker.mjs");
 
-/** A public page as the API answers it, with a name that shows up in every file made of it. */
-const view = (name: string) => ({
-  name,
-  slug: "acme",
-  description: "Live status.",
-  visibility: "public",
-  custom_domain: null,
-  theme: { mode: "auto", accentColor: "#2563eb" },
-  display: { historyDays: 3, showUptime: true, showResponseTime: true, showIncidents: true },
-  items: [
-    {
-      id: 1,
-      label: "Website",
-      type: "website",
-      status: "operational",
-      uptime: 99.5,
-      response_time: 120,
-      last_check: "2026-11-21T10:00:00.000Z",
-      history: [{ date: "2026-11-20", uptime: 100 }],
-    },
-  ],
-  incidents: [
-    {
-      id: 7,
-      title: "Slow <checkout>",
-      status: "resolved",
-      started_at: "2026-11-19T10:00:00.000Z",
-      resolved_at: "2026-11-19T11:00:00.000Z",
-      duration_minutes: 60,
-      updates: [{ status: "resolved", message: "Fixed.", timestamp: "2026-11-19T11:00:00.000Z" }],
-    },
-  ],
-});
+/** A public page with an incident, and a name that shows up in every file made of it. */
+const view = (name: string) =>
+  publicPageView({
+    name,
+    description: "Live status.",
+    incidents: [
+      {
+        id: 7,
+        title: "Slow <checkout>",
+        status: "resolved",
+        started_at: "2026-11-19T10:00:00.000Z",
+        resolved_at: "2026-11-19T11:00:00.000Z",
+        duration_minutes: 60,
+        updates: [{ status: "resolved", message: "Fixed.", timestamp: "2026-11-19T11:00:00.000Z" }],
+      },
+    ],
+  });
 
 describe("PORCHLIGHT_BUILD_THREADS", () => {
   test("defaults to the cores this process may use; 0 and whole numbers are taken as they are", () => {
