@@ -37,13 +37,9 @@ export class PagePool {
    * `workerFile` is site/page-worker.mjs, the source's own entry: the build's bundle of this code has none a
    * thread could start from.
    */
-  constructor(
-    readonly build: PageBuild,
-    threads: number,
-    workerFile: string,
-  ) {
+  constructor(threads: number, workerFile: string) {
     for (let i = 0; i < threads; i++) {
-      const worker = new Worker(workerFile, { workerData: build });
+      const worker = new Worker(workerFile);
       const thread: Thread = { worker, pending: new Map() };
       worker.unref();
       worker.on("message", ({ id, html, error }: { id: number; html?: PageBytes; error?: string }) => {
@@ -67,19 +63,19 @@ export class PagePool {
   }
 
   /** The page's HTML as UTF-8; its feeds and snapshot are written by then. */
-  render(job: PageJob): Promise<PageBytes> {
+  render(job: PageJob, build: PageBuild): Promise<PageBytes> {
     if (this.#broken) return Promise.reject(this.#broken);
     // The thread with the fewest jobs waiting: pages differ in size.
     const thread = this.#threads.reduce<Thread | undefined>(
       (best, t) => (best && best.pending.size <= t.pending.size ? best : t),
       undefined,
     );
-    if (!thread) return Promise.resolve(new TextEncoder().encode(buildPage(job, this.build)));
+    if (!thread) return Promise.resolve(new TextEncoder().encode(buildPage(job, build)));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       if (thread.pending.size === 0) thread.worker.ref();
       thread.pending.set(id, { resolve, reject });
-      thread.worker.postMessage({ id, job });
+      thread.worker.postMessage({ id, job, build });
     });
   }
 

@@ -60,8 +60,8 @@ describe("the build threads", () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   test("render in threads exactly what the build renders on its own thread, feeds and snapshot included", async () => {
-    const threaded = new PagePool(build(join(root, "threads")), 2, WORKER);
-    const inline = new PagePool(build(join(root, "inline")), 0, WORKER);
+    const threaded = new PagePool(2, WORKER);
+    const inline = new PagePool(0, WORKER);
     try {
       const jobs = Array.from({ length: 12 }, (_, n) => ({
         slug: `acme-${n}`,
@@ -69,8 +69,8 @@ describe("the build threads", () => {
         json: JSON.stringify(view(`Acme ${n}`)),
       }));
       const [fromThreads, fromInline] = await Promise.all([
-        Promise.all(jobs.map((job) => threaded.render(job))),
-        Promise.all(jobs.map((job) => inline.render(job))),
+        Promise.all(jobs.map((job) => threaded.render(job, build(join(root, "threads"))))),
+        Promise.all(jobs.map((job) => inline.render(job, build(join(root, "inline"))))),
       ]);
       const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
       for (const [n, html] of fromThreads.entries()) {
@@ -94,14 +94,13 @@ describe("the build threads", () => {
   });
 
   test("a protected page is the prompt alone: no feed, no snapshot, nothing of its data", async () => {
-    const pool = new PagePool(build(join(root, "protected")), 1, WORKER);
+    const pool = new PagePool(1, WORKER);
     try {
       const html = new TextDecoder().decode(
-        await pool.render({
-          slug: "vault",
-          visibility: "password",
-          json: JSON.stringify({ error: "password_required" }),
-        }),
+        await pool.render(
+          { slug: "vault", visibility: "password", json: JSON.stringify({ error: "password_required" }) },
+          build(join(root, "protected")),
+        ),
       );
       expect(html).toContain('<meta name="robots" content="noindex">');
       expect(html).not.toContain("feed.xml");
@@ -113,12 +112,15 @@ describe("the build threads", () => {
   });
 
   test("a page that cannot be rendered fails with its slug, and the threads go on with the others", async () => {
-    const pool = new PagePool(build(join(root, "failing")), 1, WORKER);
+    const pool = new PagePool(1, WORKER);
     try {
-      await expect(pool.render({ slug: "broken", visibility: "public", json: "{not json" })).rejects.toThrow(
-        /^status page "broken": SyntaxError/,
+      await expect(
+        pool.render({ slug: "broken", visibility: "public", json: "{not json" }, build(join(root, "failing"))),
+      ).rejects.toThrow(/^status page "broken": SyntaxError/);
+      const html = await pool.render(
+        { slug: "fine", visibility: "public", json: JSON.stringify(view("Fine")) },
+        build(join(root, "failing")),
       );
-      const html = await pool.render({ slug: "fine", visibility: "public", json: JSON.stringify(view("Fine")) });
       expect(new TextDecoder().decode(html)).toContain("<title>Fine status</title>");
     } finally {
       await pool.close();
@@ -126,10 +128,10 @@ describe("the build threads", () => {
   });
 
   test("a thread that dies fails its pages and every page after, rather than the build going on short", async () => {
-    const pool = new PagePool(build(join(root, "dying")), 1, WORKER);
+    const pool = new PagePool(1, WORKER);
     await pool.close();
-    await expect(pool.render({ slug: "late", visibility: "public", json: "{}" })).rejects.toThrow(
-      /a build thread stopped/,
-    );
+    await expect(
+      pool.render({ slug: "late", visibility: "public", json: "{}" }, build(join(root, "dying"))),
+    ).rejects.toThrow(/a build thread stopped/);
   });
 });
