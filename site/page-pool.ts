@@ -1,8 +1,8 @@
 /**
  * The build threads of the static site. Astro asks for one page at a time per route and renders it on its one
  * thread, which made rendering (the element's server render, the document, the feeds) the whole cost of a large
- * build; here each page is a job for one of PORCHLIGHT_BUILD_THREADS worker threads (default: one per core), so
- * pages render in parallel while Astro writes the ones done. With 0 threads, pages render on Astro's thread.
+ * build; here each page is a job for one of PORCHLIGHT_BUILD_THREADS worker threads (default: one per core, at
+ * most 8), so pages render in parallel while Astro writes the ones done. With 0 threads, they render on Astro's.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -17,10 +17,17 @@ interface Thread {
   pending: Map<number, { resolve: (html: PageBytes) => void; reject: (error: Error) => void }>;
 }
 
-/** PORCHLIGHT_BUILD_THREADS, a whole number from 0 to 999; default: the cores this process may use. */
+/**
+ * The default number of threads: one per core, at most this many. Astro's own thread writes every page (about
+ * 0.7 ms a page), so beyond a handful of threads it is the limit, and each thread holds its own copy of the
+ * renderer (tens of MiB).
+ */
+export const MAX_DEFAULT_THREADS = 8;
+
+/** PORCHLIGHT_BUILD_THREADS, a whole number from 0 to 999; default: the cores this process may use, at most 8. */
 export function buildThreads(env: NodeJS.ProcessEnv = process.env): number {
   const wanted = env.PORCHLIGHT_BUILD_THREADS;
-  if (wanted === undefined || wanted === "") return availableParallelism();
+  if (wanted === undefined || wanted === "") return Math.min(availableParallelism(), MAX_DEFAULT_THREADS);
   if (!/^\d{1,3}$/.test(wanted)) {
     throw new Error(`PORCHLIGHT_BUILD_THREADS must be a whole number from 0 to 999, not "${wanted}"`);
   }

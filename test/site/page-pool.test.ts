@@ -3,7 +3,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type PageBuild, pageUrl } from "../../site/page-files.ts";
-import { buildThreads, PagePool } from "../../site/page-pool.ts";
+import { buildThreads, MAX_DEFAULT_THREADS, PagePool } from "../../site/page-pool.ts";
 import { publicPageView } from "../fixtures.ts";
 
 const WORKER = resolve("site/page-worker.mjs");
@@ -27,9 +27,10 @@ const view = (name: string) =>
   });
 
 describe("PORCHLIGHT_BUILD_THREADS", () => {
-  test("defaults to the cores this process may use; 0 and whole numbers are taken as they are", () => {
-    expect(buildThreads({})).toBe(availableParallelism());
-    expect(buildThreads({ PORCHLIGHT_BUILD_THREADS: "" })).toBe(availableParallelism());
+  test("defaults to the cores this process may use, at most 8; 0 and whole numbers are taken as they are", () => {
+    expect(buildThreads({})).toBe(Math.min(availableParallelism(), MAX_DEFAULT_THREADS));
+    expect(MAX_DEFAULT_THREADS).toBe(8);
+    expect(buildThreads({ PORCHLIGHT_BUILD_THREADS: "" })).toBe(Math.min(availableParallelism(), 8));
     expect(buildThreads({ PORCHLIGHT_BUILD_THREADS: "0" })).toBe(0);
     expect(buildThreads({ PORCHLIGHT_BUILD_THREADS: "3" })).toBe(3);
   });
