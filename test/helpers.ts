@@ -11,6 +11,7 @@ import { createApp } from "../server/api/app.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
+import { seedStats } from "./fixtures.ts";
 
 /** Where test PostgreSQL databases are created: a server database the tests may create databases from. */
 export const POSTGRES_ADMIN_URL =
@@ -190,12 +191,38 @@ export function client(app: App, token?: string, env?: unknown) {
   };
 }
 
+/**
+ * A status page "Acme <slug>" made through the API, with one site per label (https://<label>.example.com, 30 days
+ * of daily stats ending `now`) as its items: the page's id and the sites' ids.
+ */
+export async function seedStatusPage(
+  call: ReturnType<typeof client>,
+  store: Store,
+  now: Date,
+  slug: string,
+  extra: Record<string, unknown>,
+  labels: string[],
+): Promise<{ id: string; ids: string[] }> {
+  const created = await call.post("/public/v1/status-pages", { name: `Acme ${slug}`, slug, ...extra });
+  if (created.status !== 201) throw new Error(`creating status page ${slug}: ${created.status} ${created.text}`);
+  const ids: string[] = [];
+  for (const label of labels) {
+    const site = (
+      await call.post("/public/v1/sites", { url: `https://${label.toLowerCase()}.example.com`, name: label })
+    ).json.data;
+    ids.push(site.id);
+    await call.post(`/public/v1/status-pages/${created.json.data.id}/items`, { siteId: site.id, label });
+    await seedStats(store, site.id, now, 30);
+  }
+  return { id: created.json.data.id, ids };
+}
+
+export { seedStats };
+
 /** The Hono env the node server passes, naming the client's socket address. */
 export function fromAddress(remoteAddress: string) {
   return { incoming: { socket: { remoteAddress } } };
 }
-
-export { seedStats } from "./fixtures.ts";
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {

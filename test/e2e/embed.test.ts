@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { describeBrowser, launchChromium } from "../browser.ts";
-import { client, makeApp, seedOwner, seedStats, sqliteKind, TestClock } from "../helpers.ts";
+import { client, makeApp, seedOwner, seedStats, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 
 /** Screenshots a reviewer can look at (not compared): light, dark, compact and password states. */
 const ARTIFACTS = "test-artifacts";
@@ -47,19 +47,8 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     const owner = await seedOwner(store, "stack");
     const call = client(made.app, owner.token);
     const now = made.clock.now();
-    const page = async (slug: string, extra: Record<string, unknown>, labels: string[]) => {
-      const created = (await call.post("/public/v1/status-pages", { name: `Acme ${slug}`, slug, ...extra })).json.data;
-      const ids: string[] = [];
-      for (const label of labels) {
-        const site = (
-          await call.post("/public/v1/sites", { url: `https://${label.toLowerCase()}.example.com`, name: label })
-        ).json.data;
-        ids.push(site.id);
-        await call.post(`/public/v1/status-pages/${created.id}/items`, { siteId: site.id, label });
-        await seedStats(store, site.id, now, 30);
-      }
-      return { id: created.id, ids };
-    };
+    const page = (slug: string, extra: Record<string, unknown>, labels: string[]) =>
+      seedStatusPage(call, store, now, slug, extra, labels);
     const acme = await page(
       "acme",
       { description: "Everything Acme runs, <b>watched</b>.", display: { historyDays: 30 } },

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { describeBrowser, launchChromium } from "../browser.ts";
-import { client, makeApp, seedOwner, seedStats, sqliteKind, TestClock } from "../helpers.ts";
+import { client, makeApp, seedOwner, seedStats, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 
 const PASSWORD = "correct horse";
 /** Words that exist only in protected pages: no file of the static build may hold them. */
@@ -81,23 +81,13 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     call = client(made.app, owner.token);
     const now = made.clock.now();
     const page = async (slug: string, extra: Record<string, unknown>, labels: string[]) => {
-      const created = await call.post("/public/v1/status-pages", { name: `Acme ${slug}`, slug, ...extra });
-      expect(created.status).toBe(201);
-      const ids: string[] = [];
-      for (const label of labels) {
-        const site = (
-          await call.post("/public/v1/sites", { url: `https://${label.toLowerCase()}.example.com`, name: label })
-        ).json.data;
-        ids.push(site.id);
-        await call.post(`/public/v1/status-pages/${created.json.data.id}/items`, { siteId: site.id, label });
-        await seedStats(store, site.id, now, 30);
-      }
+      const made = await seedStatusPage(call, store, now, slug, extra, labels);
       await store.db
         .updateTable("sites")
         .set({ state: "healthy", last_check_time: now.toISOString(), last_response_ms: 182 })
-        .where("id", "in", ids)
+        .where("id", "in", made.ids)
         .execute();
-      return { id: created.json.data.id as string, ids };
+      return made;
     };
     const incident = async (pageId: string, title: string) => {
       const created = await call.post(`/public/v1/status-pages/${pageId}/incidents`, {
