@@ -2,6 +2,11 @@ import { isAbsolute, resolve } from "node:path";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
+/** A region's name, for PORCHLIGHT_REGION and `porchlight worker --region`. */
+export const Region = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "must be lowercase letters, digits and dashes (at most 32)");
+
 const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
 const Cidr = z.string().transform((value, ctx) => {
@@ -38,10 +43,7 @@ export const ConfigSchema = z.object({
   PORCHLIGHT_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   PORCHLIGHT_PASSWORD_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86400).default(900),
   PORCHLIGHT_VIEW_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
-  PORCHLIGHT_REGION: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "must be lowercase letters, digits and dashes (at most 32)")
-    .default("local"),
+  PORCHLIGHT_REGION: Region.default("local"),
   PORCHLIGHT_ENGINE: z.enum(["on", "off"]).default("on"),
   PORCHLIGHT_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
   PORCHLIGHT_CHECK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(500),

@@ -9,7 +9,7 @@ import { createApp } from "./api/app.ts";
 import { createLimiter } from "./api/rate-limit.ts";
 import { systemClock } from "./api/time.ts";
 import { runCommand, USAGE } from "./cli/commands.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, loadConfig, Region } from "./config.ts";
 import { DomainLookup, loadBootstrap, refreshBootstrap } from "./engine/domain.ts";
 import { Engine } from "./engine/engine.ts";
 import type { RecordSummary } from "./engine/record.ts";
@@ -109,8 +109,9 @@ function createEngine(
 async function startWorker(config: Config, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { region: { type: "string" } } });
   const region = values.region ?? config.region;
-  if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(region)) {
-    io.err(`--region ${JSON.stringify(region)}: must be lowercase letters, digits and dashes (at most 32)`);
+  const valid = Region.safeParse(region);
+  if (!valid.success) {
+    io.err(`--region ${JSON.stringify(region)}: ${valid.error.issues[0]?.message}`);
     return 2;
   }
   const logger = createLogger(config.logLevel);

@@ -181,7 +181,7 @@ function siteColumns(input: Partial<SiteCreate> & Pick<SitePatch, "wordpress">):
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.regions !== undefined) out.regions = JSON.stringify([...new Set(input.regions)]);
   if (input.slowThresholdMs !== undefined) out.slow_threshold_ms = input.slowThresholdMs;
-  if ("wordpress" in input && input.wordpress !== undefined) out.wordpress = JSON.stringify(input.wordpress);
+  if (input.wordpress !== undefined) out.wordpress = JSON.stringify(input.wordpress);
   return out;
 }
 

@@ -509,13 +509,7 @@ async function moveIncidents(
     .where("site_id", "in", ids)
     .where("visible", "=", 1)
     .execute();
-  const open = await trx
-    .selectFrom("incidents")
-    .select(["id", "page_id", "site_id", "status"])
-    .where("site_id", "in", ids)
-    .where("source", "=", "automatic")
-    .where("resolved_at", "is", null)
-    .execute();
+  const open = await store.openAutomaticIncidents(trx, ids);
   let rows = 0;
   for (const { site, move, health } of moves) {
     const mine = open.filter((i) => i.site_id === site.id);

@@ -1,5 +1,6 @@
 import type { SiteState, SiteStatus } from "../contract/site.ts";
 import type { ItemStatus } from "../contract/status-page.ts";
+import { groupBy } from "../group-by.ts";
 import { THRESHOLDS } from "./thresholds.ts";
 
 /**
@@ -64,13 +65,10 @@ const list = (regions: string[]) => regions.join(", ");
  */
 export function judgeHealth(input: HealthInput): Health {
   const freshFor = THRESHOLDS.freshIntervals * input.intervalMs + input.timeoutMs;
-  const byRegion = new Map<string, ResultSummary[]>();
-  for (const r of input.results) {
-    if (!input.regions.includes(r.region) || input.now - r.at > freshFor) continue;
-    const list = byRegion.get(r.region) ?? [];
-    list.push(r);
-    byRegion.set(r.region, list);
-  }
+  const byRegion = groupBy(
+    input.results.filter((r) => input.regions.includes(r.region) && input.now - r.at <= freshFor),
+    (r) => r.region,
+  );
   if (byRegion.size === 0) return { state: "unknown", summary: "No recent check result.", downIn: [] };
   const down: string[] = [];
   const suspect: string[] = [];

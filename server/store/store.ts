@@ -438,14 +438,7 @@ export class Store {
         .where("workspace_id", "=", workspaceId)
         .executeTakeFirst();
       if (!site) return false;
-      const open = await trx
-        .selectFrom("incidents")
-        .select(["id", "page_id"])
-        .where("site_id", "=", id)
-        .where("source", "=", "automatic")
-        .where("resolved_at", "is", null)
-        .execute();
-      for (const incident of open) {
+      for (const incident of await this.openAutomaticIncidents(trx, [id])) {
         const message = "The site was removed from monitoring.";
         await this.appendIncidentUpdate(trx, incident.page_id, incident.id, "resolved", message, now);
       }
@@ -637,6 +630,17 @@ export class Store {
   /** Appends an update and moves the incident to its status; resolving stamps resolved_at, reopening clears it. */
   async addIncidentUpdate(pageId: number, incidentId: number, status: string, message: string, now: string) {
     await this.transaction((trx) => this.appendIncidentUpdate(trx, pageId, incidentId, status, message, now));
+  }
+
+  /** The open incidents the engine opened for these sites: deleting a site or its state changing moves them. */
+  openAutomaticIncidents(trx: Kysely<Database>, siteIds: string[]) {
+    return trx
+      .selectFrom("incidents")
+      .select(["id", "page_id", "site_id", "status"])
+      .where("site_id", "in", siteIds)
+      .where("source", "=", "automatic")
+      .where("resolved_at", "is", null)
+      .execute();
   }
 
   /** addIncidentUpdate within the caller's transaction. */
