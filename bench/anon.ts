@@ -25,6 +25,7 @@ import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore } from "../server/store/store.ts";
 import { makeCertificates } from "../test/engine/certificates.ts";
+import { quantile } from "./stats.ts";
 
 const COUNT = Math.max(1, Number(process.env.BENCH_SNAPSHOTS ?? 400));
 const POLL_MS = Math.max(1, Number(process.env.BENCH_POLL_MS ?? 100));
@@ -34,9 +35,6 @@ const TARGET = "127.0.0.2";
 function listen(server: Server, host: string): Promise<number> {
   return new Promise((resolve) => server.listen(0, host, () => resolve((server.address() as AddressInfo).port)));
 }
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "porchlight-bench-anon-"));
@@ -129,7 +127,7 @@ async function main(): Promise<void> {
     const stored = rows.map((r) => Date.parse(r.finished_at ?? "") - Date.parse(r.created_at)).sort((a, b) => a - b);
     observed.sort((a, b) => a - b);
     const ms = (sorted: number[]) =>
-      `p50 ${percentile(sorted, 50).toFixed(0)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms`;
+      `p50 ${quantile(sorted, 0.5).toFixed(0)} ms, p99 ${quantile(sorted, 0.99).toFixed(0)} ms`;
     console.log("");
     console.log(`one at a time (${SEQUENTIAL}), request to ready: ${ms(alone)}`);
     console.log(

@@ -45,6 +45,7 @@ import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
 import { CHROMIUM_PATH, launchChromium } from "../test/browser.ts";
 import { ownerCaller, seedStats } from "../test/fixtures.ts";
+import { quantile } from "./stats.ts";
 
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 20));
 const [viewportWidth = 1280, viewportHeight = 720] = (process.env.BENCH_VIEWPORT ?? "1280x720").split("x").map(Number);
@@ -355,12 +356,6 @@ async function measure(browser: Browser, url: string, tracePath?: string): Promi
   } finally {
     await context.close();
   }
-}
-
-/** Nearest-rank quantile. */
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
 }
 
 async function main() {
