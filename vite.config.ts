@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
+import { EMBED_BUILD, PAGE_BUILD } from "./server/api/builds.ts";
 
 /**
  * Beside dist/embed/NAME.js, a copy named by its content hash (safe to cache for a year) and a manifest naming that
@@ -92,8 +93,8 @@ function minifyTemplates(): Plugin {
  * page-manifest.json). One module each, so neither loads a shared chunk.
  */
 const ENTRIES = {
-  embed: { entry: "components/porchlight-status/index.ts", name: "porchlight", manifest: "manifest.json" },
-  page: { entry: "components/porchlight-status/page.ts", name: "porchlight-page", manifest: "page-manifest.json" },
+  embed: { entry: "components/porchlight-status/index.ts", ...EMBED_BUILD },
+  page: { entry: "components/porchlight-status/page.ts", ...PAGE_BUILD },
 };
 
 export default defineConfig(({ mode }) => {

@@ -25,7 +25,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createApp } from "../server/api/app.ts";
-import { readManifest } from "../server/api/embed.ts";
+import { pageScriptFile } from "../server/api/embed.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
@@ -175,7 +175,8 @@ function readTree(dir: string, prefix = ""): [string, Buffer][] {
 const kb = (bytes: number) => `${bytes.toLocaleString("en")} B`;
 
 async function main(): Promise<void> {
-  if (!readManifest("page-manifest.json", "dist/embed")) throw new Error("run npm run build first (dist/embed)");
+  const scriptFile = pageScriptFile("dist/embed");
+  if (!scriptFile) throw new Error("run npm run build first (dist/embed)");
   const root = mkdtempSync(join(tmpdir(), "porchlight-bench-site-"));
   const out = mkdtempSync(join(outRoot(), "porchlight-bench-site-out-"));
   console.log(`building into ${out}`);
@@ -201,7 +202,7 @@ async function main(): Promise<void> {
     const files = readTree(join(out, "out-large"));
     const writesHere = timeWrites(out, files);
     const writesDisk = timeWrites(tmpdir(), files);
-    const script = readFileSync(join("dist/embed", readManifest("page-manifest.json", "dist/embed")?.file ?? ""));
+    const script = readFileSync(join("dist/embed", scriptFile));
     const gz = (b: Uint8Array) => gzipSync(b, { level: 9 }).length;
     const br = (b: Uint8Array) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
     const pageGz = gz(html) + gz(script);

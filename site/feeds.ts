@@ -12,6 +12,11 @@ export interface FeedInput {
   generatedAt: Date;
 }
 
+/** The feeds of the page at pageUrl (which ends in "/"): they sit beside it as feed.xml and atom.xml. */
+export function feedInput(page: PublicStatusPage, pageUrl: string, generatedAt: Date): FeedInput {
+  return { page, pageUrl, rssUrl: `${pageUrl}feed.xml`, atomUrl: `${pageUrl}atom.xml`, generatedAt };
+}
+
 /** Feed readers keep what they have seen; more than this many entries only makes the document heavier. */
 const MAX_ENTRIES = 50;
 

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { readManifest } from "../server/api/embed.ts";
+import { PAGE_BUILD } from "../server/api/builds.ts";
+import { pageScriptFile } from "../server/api/embed.ts";
 import { loadConfig } from "../server/config.ts";
 
 /**
@@ -27,10 +28,10 @@ let script: string | undefined;
  */
 export function pageScript(): string {
   if (script === undefined) {
-    const manifest = readManifest("page-manifest.json", EMBED_BUILD_DIR);
-    if (!manifest)
-      throw new Error("dist/embed/page-manifest.json is missing: run npm run build (vite builds it first)");
-    script = manifest.file;
+    const file = pageScriptFile(EMBED_BUILD_DIR);
+    if (!file)
+      throw new Error(`dist/embed/${PAGE_BUILD.manifest} is missing: run npm run build (vite builds it first)`);
+    script = file;
   }
   return script;
 }

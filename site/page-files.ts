@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PageData } from "../components/porchlight-status/porchlight-page.ts";
 import type { PublicStatusPage } from "../server/contract/status-page.ts";
-import { atomFeed, rssFeed } from "./feeds.ts";
+import { atomFeed, feedInput, rssFeed } from "./feeds.ts";
 import { renderDocument } from "./render.ts";
 
 /** What every page of one build shares. */
@@ -59,13 +59,7 @@ export function buildPage(job: PageJob, build: PageBuild): string {
     cspMeta: build.cspMeta,
   });
   if (job.visibility === "public") {
-    const input = {
-      page: data as PublicStatusPage,
-      pageUrl: url,
-      rssUrl: `${url}feed.xml`,
-      atomUrl: `${url}atom.xml`,
-      generatedAt: new Date(build.at),
-    };
+    const input = feedInput(data as PublicStatusPage, url, new Date(build.at));
     const dir = join(build.outDir, job.slug);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "feed.xml"), rssFeed(input));

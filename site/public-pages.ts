@@ -1,12 +1,10 @@
-import { siteData } from "./data.ts";
+import { type SitePage, siteData } from "./data.ts";
 import { siteBase, siteUrl } from "./options.ts";
 import { pageUrl } from "./page-files.ts";
 
-/** The public pages as Astro paths: only they get feeds, snapshots and sitemap entries. */
-export async function publicPaths() {
-  return (await siteData()).pages
-    .filter((page) => page.visibility === "public")
-    .map((page) => ({ params: { slug: page.slug }, props: { page } }));
+/** The public pages: only they get feeds, snapshots and sitemap entries. */
+export async function publicPages(): Promise<SitePage[]> {
+  return (await siteData()).pages.filter((page) => page.visibility === "public");
 }
 
 /** Absolute when PORCHLIGHT_SITE_URL is set, else rooted at the base (feeds then need the reader to resolve it). */

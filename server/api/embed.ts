@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Context, Hono } from "hono";
+import { BUILDS, PAGE_BUILD } from "./builds.ts";
 import { ApiError } from "./errors.ts";
 import { header, matchesEtag } from "./http.ts";
 
@@ -50,16 +51,15 @@ function asset(bytes: Uint8Array, type: string, cacheControl: string, tag: strin
   };
 }
 
-/** The two builds: the embed script, and the hosted and prerendered pages' script (with hydration support). */
-export const BUILDS = [
-  { name: "porchlight", manifest: "manifest.json" },
-  { name: "porchlight-page", manifest: "page-manifest.json" },
-] as const;
-
 /** A build's manifest, or undefined when it has not been built. */
 export function readManifest(manifest: string, dir: string = EMBED_DIR): EmbedManifest | undefined {
   const path = join(dir, manifest);
   return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as EmbedManifest) : undefined;
+}
+
+/** The page script's hashed file name in `dir` (from its manifest), or undefined when it has not been built. */
+export function pageScriptFile(dir: string = EMBED_DIR): string | undefined {
+  return readManifest(PAGE_BUILD.manifest, dir)?.file;
 }
 
 /** The built element files by name; empty when the element has not been built. */

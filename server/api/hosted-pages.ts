@@ -1,11 +1,11 @@
 import type { Context, Hono } from "hono";
 import type { PageData } from "../../components/porchlight-status/porchlight-page.ts";
-import { atomFeed, rssFeed } from "../../site/feeds.ts";
+import { atomFeed, feedInput, rssFeed } from "../../site/feeds.ts";
 import { notFoundDocument, promptData, renderDocument } from "../../site/render.ts";
 import { pageHeaders } from "../../site/security.ts";
 import type { PublicStatusPage } from "../contract/status-page.ts";
 import type { Store } from "../store/store.ts";
-import { readManifest } from "./embed.ts";
+import { pageScriptFile } from "./embed.ts";
 import { header } from "./http.ts";
 import type { PageView, PageViews } from "./page-views.ts";
 
@@ -20,6 +20,8 @@ export interface HostedPageDeps {
 const HTML = "text/html; charset=utf-8";
 /** Rendered documents kept, by page version and variant; more are rendered again. */
 const MAX_CACHED = 1000;
+/** The 404 page of an unknown page or feed (plain HTML, the same every time). */
+const NOT_FOUND = notFoundDocument("/");
 
 /**
  * The hosted status pages: `/<slug>` (and `/<slug>/`), a page's custom domain at `/` by the Host header, and beside
@@ -29,10 +31,11 @@ const MAX_CACHED = 1000;
  * (frame-ancestors *): a protected page shows only its prompt, and the password travels in a header, not a cookie.
  */
 export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir, locale = "en" }: HostedPageDeps) {
-  const ownHost = new URL(publicUrl).host.toLowerCase();
+  /** The server's own host name, without a port: requests by it are not by a custom domain. */
+  const ownHostname = new URL(publicUrl).host.toLowerCase().replace(/:\d+$/, "");
   const cache = new Map<string, string>();
   // Read once, as the /embed routes load their files once: the build comes before the server starts.
-  const script = readManifest("page-manifest.json", embedDir)?.file;
+  const script = pageScriptFile(embedDir);
   /** The page's view as the API answers it (only public views are rendered with their data). */
   const viewData = (view: PageView) => JSON.parse(new TextDecoder().decode(view.page.bytes)) as PublicStatusPage;
 
@@ -48,15 +51,16 @@ export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir,
   async function page(c: Context, slug: string, canonical: string, base: string, here: string) {
     const view = await views.get(slug);
     const headers = { ...pageHeaders("*"), "content-type": HTML };
-    if (!view) return c.body(notFoundDocument("/"), 404, { ...headers, "cache-control": "no-store" });
+    if (!view) return c.body(NOT_FOUND, 404, { ...headers, "cache-control": "no-store" });
     if (!script) return c.text("The page script is not built: run npm run build", 503);
     const embed = c.req.query("embed") === "1";
     const transparent = c.req.query("transparent") === "1";
-    const key = `${slug}|${view.page.etag}|${embed}|${transparent}|${canonical}|${script}`;
+    // Not by script: it is read once, so every entry of this cache names the same one.
+    const key = `${slug}|${view.page.etag}|${embed}|${transparent}|${canonical}`;
     let html = cache.get(key);
     if (html === undefined) {
       const data: PageData = view.visibility === "public" ? viewData(view) : promptData(view.visibility);
-      html = await renderDocument({
+      html = renderDocument({
         slug,
         data,
         at: Date.now(),
@@ -79,20 +83,14 @@ export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir,
 
   async function feed(c: Context, slug: string, kind: "feed.xml" | "atom.xml" | "status.json", here: string) {
     const view = await views.get(slug);
-    if (view?.visibility !== "public") return c.body(notFoundDocument("/"), 404, { "content-type": HTML });
+    if (view?.visibility !== "public") return c.body(NOT_FOUND, 404, { "content-type": HTML });
     if (kind === "status.json") {
       return c.body(view.page.bytes, 200, {
         "content-type": "application/json; charset=utf-8",
         "access-control-allow-origin": "*",
       });
     }
-    const input = {
-      page: viewData(view),
-      pageUrl: here,
-      rssUrl: `${here}feed.xml`,
-      atomUrl: `${here}atom.xml`,
-      generatedAt: new Date(),
-    };
+    const input = feedInput(viewData(view), here, new Date());
     return kind === "feed.xml"
       ? c.body(rssFeed(input), 200, { "content-type": "application/rss+xml; charset=utf-8" })
       : c.body(atomFeed(input), 200, { "content-type": "application/atom+xml; charset=utf-8" });
@@ -101,7 +99,7 @@ export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir,
   /** The page's custom domain, when the request came by one. */
   const byDomain = async (c: Context) => {
     const host = (header(c, "host") ?? "").toLowerCase().replace(/:\d+$/, "");
-    return host && host !== ownHost.replace(/:\d+$/, "") ? { host, slug: await slugForDomain(host) } : undefined;
+    return host && host !== ownHostname ? { host, slug: await slugForDomain(host) } : undefined;
   };
 
   app.get("/", async (c, next) => {
