@@ -39,7 +39,7 @@ beforeAll(async () => {
   ca = certs.ca;
   // The "public" site: Cloudflare's headers, WordPress's HTML, over https with a certificate for example.com.
   sitePort = await listen(
-    createHttpsServer(certs.valid, (req, res) => {
+    createHttpsServer(certs.valid, (_req, res) => {
       if (siteMode === "down") {
         res.writeHead(503).end("down");
         return;
@@ -49,7 +49,7 @@ beforeAll(async () => {
     }),
   );
   rdapPort = await listen(
-    createHttpServer((req, res) => {
+    createHttpServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/rdap+json" });
       res.end(
         JSON.stringify({

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { describeBrowser, launchChromium } from "../browser.ts";
-import { client, makeApp, seedOwner, seedStats, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
+import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 
 /** Screenshots a reviewer can look at (not compared): light, dark, compact and password states. */
 const ARTIFACTS = "test-artifacts";

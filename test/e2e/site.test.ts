@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { describeBrowser, launchChromium } from "../browser.ts";
-import { client, makeApp, seedOwner, seedStats, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
+import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 
 const PASSWORD = "correct horse";
 /** Words that exist only in protected pages: no file of the static build may hold them. */
