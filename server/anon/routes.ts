@@ -1,8 +1,8 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { clientAddress, clientKey } from "../api/client-address.ts";
-import { ApiError } from "../api/errors.ts";
-import { type Limiter, type LimitRule, limitHeaders, rateLimited } from "../api/rate-limit.ts";
+import { ApiError, badRequest, notFound } from "../api/errors.ts";
+import { enforceLimit, type Limiter, type LimitRule } from "../api/rate-limit.ts";
 import { envelope, type Route, route } from "../api/route.ts";
 import type { Clock } from "../api/time.ts";
 import type { Config } from "../config.ts";
@@ -85,8 +85,7 @@ const ReportAccepted = Envelope(
 
 function domainOrThrow(raw: string): string {
   const parsed = parseDomainInput(raw);
-  if (!parsed.ok)
-    throw new ApiError(400, "validation_failed", parsed.message, [{ field: "domain", message: parsed.message }]);
+  if (!parsed.ok) throw badRequest(parsed.message, [{ field: "domain", message: parsed.message }]);
   return parsed.domain;
 }
 
@@ -102,9 +101,7 @@ export function anonRoutes({ store, clock, config, logger, mailer, limiter }: An
   } satisfies Record<string, LimitRule>;
   const limit = async (c: Context, rule: LimitRule) => {
     const key = clientKey(clientAddress(c, config.trustedProxies));
-    const state = await limiter.consume(rule, key);
-    if (!state.allowed) throw rateLimited(state);
-    for (const [name, value] of Object.entries(limitHeaders(state))) c.header(name, value);
+    await enforceLimit(c, limiter, rule, key);
     return key;
   };
 
@@ -148,7 +145,7 @@ export function anonRoutes({ store, clock, config, logger, mailer, limiter }: An
       handler: async ({ params, c }) => {
         await limit(c, rules.poll);
         const row = await getSnapshot(store, params.snapshotId);
-        if (!row) throw new ApiError(404, "not_found", "Snapshot not found");
+        if (!row) throw notFound("Snapshot");
         const status = row.status as z.infer<typeof SnapshotStatus>;
         if (status === "ready" && row.result) {
           return envelope(200, "Snapshot is ready", {

@@ -6,12 +6,11 @@ import { createMailer, type Mailer } from "../anon/mail.ts";
 import { anonCors, anonPages, anonRoutes } from "../anon/routes.ts";
 import type { Config } from "../config.ts";
 import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
-import type { ErrorEnvelope } from "../contract/common.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { principalFrom } from "./auth.ts";
 import { embedRoutes } from "./embed.ts";
-import { ApiError, forbidden, unauthorized } from "./errors.ts";
+import { ApiError, errorBody, forbidden, unauthorized } from "./errors.ts";
 import { publicReadFastPath, siteDetailFastPath } from "./fast-path.ts";
 import { healthRoutes } from "./health.ts";
 import { hostedPageRoutes } from "./hosted-pages.ts";
@@ -27,7 +26,7 @@ import {
 import { openApiDocument } from "./openapi.ts";
 import { PageViews } from "./page-views.ts";
 import { publicPageRoutes } from "./public-pages.ts";
-import { createLimiter, type Limiter, type LimitRule, limitHeaders, rateLimited } from "./rate-limit.ts";
+import { createMemoryLimiter, enforceLimit, type Limiter, type LimitRule } from "./rate-limit.ts";
 import { ReadModel } from "./read-model.ts";
 import { parseOrThrow, queryObject, type Route, readJson } from "./route.ts";
 import { type SiteRecord, siteRoutes } from "./sites.ts";
@@ -53,17 +52,7 @@ export interface AppDeps {
   /** Mail out (default: SMTP_URL, else .eml files in the data directory). */
   mailer?: Mailer;
   /** The rate limiter (default: counters in this process's memory; main.ts passes PostgreSQL's when configured). */
-  limiter?: Limiter | Promise<Limiter>;
-}
-
-/** A limiter usable before it is ready: each call waits for it (an in-memory one is ready at once). */
-function whenReady(made: Limiter | Promise<Limiter>): Limiter {
-  const ready = Promise.resolve(made);
-  return {
-    consume: async (rule, key, points) => (await ready).consume(rule, key, points),
-    peek: async (rule, key) => (await ready).peek(rule, key),
-    close: async () => (await ready).close(),
-  };
+  limiter?: Limiter;
 }
 
 type Env = { Variables: { requestId: string } };
@@ -78,16 +67,6 @@ const publicCors: MiddlewareHandler = async (c, next) => {
   await next();
   for (const [name, value] of Object.entries(PUBLIC_CORS)) c.res.headers.set(name, value);
 };
-
-function errorBody(error: ApiError): ErrorEnvelope {
-  return {
-    success: false,
-    message: error.message,
-    code: error.status,
-    error: error.kind,
-    ...(error.details ? { details: error.details } : {}),
-  };
-}
 
 /**
  * Builds the whole HTTP application from explicit dependencies. Nothing here listens or reads the environment:
@@ -105,7 +84,7 @@ export function createApp({
 }: AppDeps) {
   const mailer =
     deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
-  const limiter = whenReady(deps.limiter ?? createLimiter());
+  const limiter = deps.limiter ?? createMemoryLimiter();
   /** The authenticated API's own limit, per token (spec 1.5: higher than the anonymous ones). */
   const apiRule: LimitRule = { name: "api", points: config.limits.apiPerMinute, windowSeconds: 60 };
   const views = new PageViews(store, clock, config.viewTtlSeconds * 1000);
@@ -177,9 +156,7 @@ export function createApp({
           throw forbidden(`Your role (${found.role}) does not allow ${def.permission}`);
         }
         principal = found;
-        const limited = await limiter.consume(apiRule, found.tokenId);
-        if (!limited.allowed) throw rateLimited(limited);
-        for (const [name, value] of Object.entries(limitHeaders(limited))) c.header(name, value);
+        await enforceLimit(c, limiter, apiRule, found.tokenId);
       }
       const params = def.params ? parseOrThrow(def.params, c.req.param(), "path parameter") : {};
       const query = def.query ? parseOrThrow(def.query, queryObject(c), "query parameter") : {};
@@ -237,5 +214,5 @@ export function createApp({
     records.drop((key) => ids.has(key.slice(0, key.indexOf("|"))));
     if (summary.pagesChanged) views.invalidate();
   };
-  return { app, listener, fastPath, fastPathCounts: counts, recorded, mailer, limiter };
+  return { app, listener, fastPath, fastPathCounts: counts, recorded, mailer };
 }

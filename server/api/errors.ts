@@ -1,4 +1,4 @@
-import type { ErrorKind } from "../contract/common.ts";
+import type { ErrorEnvelope, ErrorKind } from "../contract/common.ts";
 
 export interface FieldDetail {
   field: string;
@@ -31,3 +31,14 @@ export const forbidden = (message: string) => new ApiError(403, "forbidden", mes
 
 /** Plan limits answer 403: the request is understood and valid, the plan does not allow it. */
 export const limitReached = (message: string) => new ApiError(403, "limit_reached", `Limit reached: ${message}`);
+
+/** The envelope an ApiError is answered with (the app's error handler and the fast paths send the same bytes). */
+export function errorBody(error: ApiError): ErrorEnvelope {
+  return {
+    success: false,
+    message: error.message,
+    code: error.status,
+    error: error.kind,
+    ...(error.details ? { details: error.details } : {}),
+  };
+}

@@ -5,6 +5,7 @@ import { parseStatDays } from "../contract/site.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { bearerToken } from "./auth.ts";
+import { ApiError, errorBody } from "./errors.ts";
 import { type FastPathCounts, JSON_TYPE, logRequest, matchesEtag, PUBLIC_CORS, requestIdFrom } from "./http.ts";
 import type { PageViews } from "./page-views.ts";
 import { type Limiter, type LimitRule, limitHeaders, rateLimited } from "./rate-limit.ts";
@@ -91,7 +92,7 @@ export function siteDetailFastPath(deps: {
         const headers = Object.entries(limitHeaders(limited)).flat();
         if (!limited.allowed) {
           const error = rateLimited(limited);
-          const body = JSON.stringify({ success: false, message: error.message, code: 429, error: error.kind });
+          const body = JSON.stringify(errorBody(error));
           res.writeHead(429, [
             "content-type",
             JSON_TYPE,
@@ -120,7 +121,7 @@ export function siteDetailFastPath(deps: {
       (err) => {
         logger.error({ err, requestId }, "rate limiter failed");
         res.writeHead(500, ["content-type", JSON_TYPE, "x-request-id", requestId]);
-        res.end(JSON.stringify({ success: false, message: "Internal error", code: 500, error: "internal" }));
+        res.end(JSON.stringify(errorBody(new ApiError(500, "internal", "Internal error"))));
       },
     );
     return true;

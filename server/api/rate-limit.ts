@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import pg from "pg";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import { hashToken } from "../accounts/secrets.ts";
 import { ApiError } from "./errors.ts";
 
 /**
@@ -74,7 +74,7 @@ function checkRule(rule: LimitRule): void {
 }
 
 function storedKey(key: string): string {
-  return key.length <= MAX_PLAIN_KEY ? key : `sha256:${createHash("sha256").update(key).digest("hex")}`;
+  return key.length <= MAX_PLAIN_KEY ? key : `sha256:${hashToken(key)}`;
 }
 
 function resetSecondsOf(rule: LimitRule, res: RateLimiterRes): number {
@@ -130,22 +130,32 @@ export async function createLimiter(options: LimiterOptions = {}): Promise<Limit
   if (!TABLE_NAME.test(tableName)) throw new TypeError(`rate limit table name "${tableName}" must match ${TABLE_NAME}`);
   const owned = !options.pool && options.databaseUrl ? createPool(options.databaseUrl) : undefined;
   const pool = options.pool ?? owned;
-  let sweep: NodeJS.Timeout | undefined;
-  if (pool) {
-    try {
-      await createTable(pool, tableName);
-    } catch (error) {
-      await owned?.end().catch(() => {});
-      throw error;
-    }
-    sweep = setInterval(() => {
-      pool.query(`DELETE FROM "${tableName}" WHERE expire < $1`, [Date.now() - SWEEP_GRACE_MS]).catch(() => {
-        // Not critical: the next sweep deletes what this one could not.
-      });
-    }, SWEEP_EVERY_MS);
-    sweep.unref();
+  if (!pool) return createMemoryLimiter();
+  try {
+    await createTable(pool, tableName);
+  } catch (error) {
+    await owned?.end().catch(() => {});
+    throw error;
   }
+  const sweep = setInterval(() => {
+    pool.query(`DELETE FROM "${tableName}" WHERE expire < $1`, [Date.now() - SWEEP_GRACE_MS]).catch(() => {
+      // Not critical: the next sweep deletes what this one could not.
+    });
+  }, SWEEP_EVERY_MS);
+  sweep.unref();
+  return limiterOver({ pool, tableName }, async () => {
+    clearInterval(sweep);
+    await owned?.end();
+  });
+}
 
+/** The in-memory limiter (createLimiter's without a database), ready at once. */
+export function createMemoryLimiter(): Limiter {
+  return limiterOver(undefined, async () => {});
+}
+
+/** The limiter over PostgreSQL's table when `store` is given, else over this process's memory. */
+function limiterOver(store: { pool: pg.Pool; tableName: string } | undefined, close: () => Promise<void>): Limiter {
   const backends = new Map<string, { rule: LimitRule; backend: Backend }>();
   const backendFor = (rule: LimitRule): Backend => {
     const known = backends.get(rule.name);
@@ -157,12 +167,12 @@ export async function createLimiter(options: LimiterOptions = {}): Promise<Limit
     }
     checkRule(rule);
     const base = { keyPrefix: rule.name, points: rule.points, duration: rule.windowSeconds };
-    const backend = pool
+    const backend = store
       ? new RateLimiterPostgres({
           ...base,
-          storeClient: pool,
+          storeClient: store.pool,
           storeType: "pool",
-          tableName,
+          tableName: store.tableName,
           tableCreated: true,
           clearExpiredByTimeout: false,
           insuranceLimiter: new RateLimiterMemory(base),
@@ -191,13 +201,9 @@ export async function createLimiter(options: LimiterOptions = {}): Promise<Limit
     async peek(rule, key) {
       const res = await backendFor(rule).get(storedKey(key));
       if (!res) return { rule, allowed: true, remaining: rule.points, resetSeconds: 0 };
-      const remaining = Math.max(0, rule.points - res.consumedPoints);
-      return { rule, allowed: remaining > 0, remaining, resetSeconds: resetSecondsOf(rule, res) };
+      return stateOf(rule, res, res.consumedPoints < rule.points);
     },
-    async close() {
-      if (sweep) clearInterval(sweep);
-      await owned?.end();
-    },
+    close,
   };
 }
 
@@ -237,6 +243,23 @@ export function rateLimited(state: LimitState): ApiError {
   });
 }
 
+/** Counts one point against `key` under `rule`; throws rateLimited() when refused, else answers the state. */
+async function admit(limiter: Limiter, rule: LimitRule, key: string): Promise<LimitState> {
+  const state = await limiter.consume(rule, key);
+  if (!state.allowed) throw rateLimited(state);
+  return state;
+}
+
+/**
+ * Counts one point against `key` under `rule` for a handler: over the limit it throws rateLimited(), for the
+ * app's error handler to answer; otherwise it sets the RateLimit headers on the response the handler will make.
+ */
+export async function enforceLimit(c: Context, limiter: Limiter, rule: LimitRule, key: string): Promise<LimitState> {
+  const state = await admit(limiter, rule, key);
+  for (const [name, value] of Object.entries(limitHeaders(state))) c.header(name, value);
+  return state;
+}
+
 /**
  * Middleware counting one point per request under `rule` for the key `keyOf` names (a client key from
  * clientKey(clientAddress(c, proxies)), or a token id). Over the limit it throws rateLimited(), for the app's
@@ -250,8 +273,7 @@ export function rateLimit(
 ): MiddlewareHandler {
   checkRule(rule);
   return async (c, next) => {
-    const state = await limiter.consume(rule, await keyOf(c));
-    if (!state.allowed) throw rateLimited(state);
+    const state = await admit(limiter, rule, await keyOf(c));
     await next();
     for (const [name, value] of Object.entries(limitHeaders(state))) c.res.headers.append(name, value);
   };
