@@ -1,7 +1,7 @@
-import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
 import ipaddr from "ipaddr.js";
+import { resolveAll } from "../engine/dns-cache.ts";
 import { DOMAIN_CACHE, type DomainLookupOptions } from "../engine/domain.ts";
 import { CHECK_DEFAULTS, type CheckPolicy, checkHttp } from "../engine/http-check.ts";
 
@@ -93,15 +93,14 @@ export function isPublicAddress(address: string, policy: Pick<FetchPolicy, "allo
   return refusal(address, policy) === null;
 }
 
-async function systemResolve(host: string): Promise<string[]> {
-  return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-}
+/** What `within` rejects with when time runs out: a plain Error to its readers, told apart by safeFetch. */
+class Expired extends Error {}
 
-/** The promise, or a rejection with `message` once `ms` have passed. */
-function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+/** The promise, or a rejection with `message` once `ms` have passed; the timer is cleared when either settles. */
+export function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), Math.max(0, ms));
+    timer = setTimeout(() => reject(new Expired(message)), Math.max(0, ms));
   });
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
@@ -115,7 +114,7 @@ export async function guardedAddress(host: string, policy: FetchPolicy): Promise
   const bare = host.replace(/^\[|\]$/g, "");
   const addresses = isIP(bare)
     ? [bare]
-    : await within((policy.resolve ?? systemResolve)(bare), policy.timeoutMs, `DNS: lookup of ${bare} timed out`);
+    : await within((policy.resolve ?? resolveAll)(bare), policy.timeoutMs, `DNS: lookup of ${bare} timed out`);
   const chosen = addresses[0];
   if (!chosen) throw new Error(`DNS: ${bare} has no address`);
   const reason = refusal(chosen, policy);
@@ -156,7 +155,7 @@ export async function safeFetch(
     return failed(`refused: only http and https are fetched, not ${parsed.protocol}`);
   }
   const deadline = started + policy.timeoutMs;
-  const resolve = policy.resolve ?? systemResolve;
+  const resolve = policy.resolve ?? resolveAll;
   const checkPolicy: CheckPolicy = {
     allowPrivate: false,
     // The checker does not bound its lookups by the request's time; a resolver that stalls must not either.
@@ -175,13 +174,13 @@ export async function safeFetch(
     successCodes: [],
     errorCodes: [],
   };
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), policy.timeoutMs);
-  });
+  const timedOut = `timed out after ${policy.timeoutMs} ms`;
   // The checker's own bound covers the requests; this one makes the promise above hold whatever stalls.
-  const result = await Promise.race([checkHttp(target, checkPolicy), expired]).finally(() => clearTimeout(timer));
-  if (!result) return failed(`timed out after ${policy.timeoutMs} ms`);
+  const result = await within(checkHttp(target, checkPolicy), policy.timeoutMs, timedOut).catch((error: unknown) => {
+    if (error instanceof Expired) return null;
+    throw error;
+  });
+  if (!result) return failed(timedOut);
   const answered = result.statusCode !== null;
   return {
     ok: answered,

@@ -5,7 +5,7 @@ import type { Clock } from "../api/time.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { REPORT_HOURS, type ReportCheck, reportEmail } from "./emails.ts";
-
+import { within } from "./fetcher.ts";
 import type { Mailer } from "./mail.ts";
 import { type DomainFacts, fetchSite, type SnapshotDeps, takeSnapshot } from "./snapshot.ts";
 
@@ -26,8 +26,6 @@ const SWEEP_EVERY_MS = 60_000;
 /** Report checks and sends in flight at once. */
 const REPORTS_AT_ONCE = 32;
 const HOUR_MS = 3_600_000;
-
-export type SnapshotStatus = "queued" | "running" | "ready" | "failed";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** An unguessable public handle: 128 random bits. */
@@ -235,14 +233,23 @@ export async function cancelReport(store: Store, token: string): Promise<"cancel
   return "cancelled";
 }
 
-type DueReport = { id: string; domain: string; email: string; state: string; next_check_at: string | null };
+type DueReport = {
+  id: string;
+  domain: string;
+  email: string;
+  state: string;
+  next_check_at: string | null;
+  /** Set once by confirmReport, before the report can be claimed; fixed after. */
+  confirmed_at: string | null;
+  ends_at: string | null;
+};
 
 async function claimReports(store: Store, now: number, limit: number): Promise<DueReport[]> {
   if (limit <= 0) return [];
   return store.transaction(async (trx) => {
     const rows = await trx
       .selectFrom("anon_reports")
-      .select(["id", "domain", "email", "state", "next_check_at"])
+      .select(["id", "domain", "email", "state", "next_check_at", "confirmed_at", "ends_at"])
       .where((eb) =>
         eb.or([eb.and([eb("state", "=", "active"), eb("next_check_at", "<=", iso(now))]), eb("state", "=", "sending")]),
       )
@@ -369,20 +376,12 @@ export class AnonRunner {
   }
 
   private async snapshot(id: string, domain: string): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`the snapshot took longer than ${this.o.timeoutMs} ms`)),
-        this.o.timeoutMs,
-      );
-    });
+    const timedOut = `the snapshot took longer than ${this.o.timeoutMs} ms`;
     try {
-      const facts = await Promise.race([takeSnapshot(domain, this.o.snapshot), timeout]);
+      const facts = await within(takeSnapshot(domain, this.o.snapshot), this.o.timeoutMs, timedOut);
       await finishSnapshot(this.o.store, id, this.now(), { facts });
     } catch (err) {
       await finishSnapshot(this.o.store, id, this.now(), { error: (err as Error).message });
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -410,7 +409,7 @@ export class AnonRunner {
           at,
           ok: ok ? 1 : 0,
           status_code: final.statusCode,
-          response_ms: final.ok ? Math.round(final.responseTimeMs) : null,
+          response_ms: final.ok ? final.responseTimeMs : null,
           error,
         })
         .onConflict((oc) => oc.columns(["report_id", "at"]).doNothing())
@@ -441,11 +440,6 @@ export class AnonRunner {
       .where("report_id", "=", report.id)
       .orderBy("at")
       .execute();
-    const full = await this.o.store.db
-      .selectFrom("anon_reports")
-      .select(["confirmed_at", "ends_at"])
-      .where("id", "=", report.id)
-      .executeTakeFirstOrThrow();
     const facts = await takeSnapshot(report.domain, this.o.snapshot).catch(() => null);
     const checks: ReportCheck[] = rows.map((r) => ({
       at: r.at,
@@ -464,8 +458,8 @@ export class AnonRunner {
     const email = reportEmail(
       {
         domain: report.domain,
-        startedAt: full.confirmed_at ?? rows[0]?.at ?? iso(this.now()),
-        endedAt: full.ends_at ?? iso(this.now()),
+        startedAt: report.confirmed_at ?? rows[0]?.at ?? iso(this.now()),
+        endedAt: report.ends_at ?? iso(this.now()),
         intervalMinutes: Math.round(this.o.reportIntervalMs / 60_000),
         checks,
         ssl: facts ? facts.ssl : null,

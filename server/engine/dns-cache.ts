@@ -4,6 +4,11 @@ import { PromiseCache } from "./promise-cache.ts";
 /** How long a host's addresses are reused; a failed lookup is retried sooner. */
 export const DNS_CACHE = { ttlMs: 60_000, failureTtlMs: 10_000, maxEntries: 50_000 } as const;
 
+/** Every address the system's resolver answers for a host, in its own order (getaddrinfo, not reordered). */
+export async function resolveAll(host: string): Promise<string[]> {
+  return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+}
+
 /**
  * Host addresses for the checker, looked up once per TTL and shared by every check of the host (getaddrinfo runs
  * on libuv's small thread pool, so ten thousand uncached lookups a minute would queue behind each other).
@@ -14,8 +19,7 @@ export class DnsCache {
 
   constructor(
     now: () => number = Date.now,
-    private readonly resolveHost: (host: string) => Promise<string[]> = async (host) =>
-      (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
+    private readonly resolveHost: (host: string) => Promise<string[]> = resolveAll,
   ) {
     this.cache = new PromiseCache(DNS_CACHE, now);
   }

@@ -1,4 +1,3 @@
-import { lookup } from "node:dns/promises";
 import { isIP, type Socket, connect as tcpConnect } from "node:net";
 import { performance } from "node:perf_hooks";
 import {
@@ -10,6 +9,7 @@ import {
 } from "node:tls";
 import ipaddr from "ipaddr.js";
 import { Client } from "undici";
+import { resolveAll } from "./dns-cache.ts";
 
 /** What one check asks of a target: the site's own settings. */
 export interface CheckTarget {
@@ -158,7 +158,7 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
       seen.add(hop.href);
       const host = hop.hostname.replace(/^\[|\]$/g, "");
       const dnsStarted = performance.now();
-      const addresses = isIP(host) ? [host] : await (policy.resolve ?? defaultResolve)(host);
+      const addresses = isIP(host) ? [host] : await (policy.resolve ?? resolveAll)(host);
       if (!isIP(host)) timings.dnsMs = round(performance.now() - dnsStarted);
       const chosen = addresses[0];
       if (!chosen) throw new CheckFailure(`DNS: ${host} has no address`);
@@ -220,10 +220,6 @@ function contextFor(policy: CheckPolicy): SecureContext | undefined {
     contexts.set(extra, context);
   }
   return context;
-}
-
-async function defaultResolve(host: string): Promise<string[]> {
-  return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 }
 
 async function request(
