@@ -56,7 +56,6 @@ export function detectCdn(headers: Headers): string {
   return CDNS.find(([, test]) => test(headers))?.[0] ?? "None";
 }
 
-/** The longest meta tag read; a longer one is cut (no generator string is anywhere near this long). */
 /** The content of `<meta name="generator" content="…">`, lowercased; "" when there is none. */
 function generator(tags: string[]): string {
   for (const tag of tags) {
@@ -77,8 +76,6 @@ interface Page {
   body: string;
   /** The generator meta tag's content, lowercased. */
   generator: string;
-  /** The meta tags, bounded (see metaTags). */
-  tags: string[];
 }
 
 /** WordPress by the engine's own detector (linear on any body: it reads the meta tags with metaTags). */
@@ -182,8 +179,7 @@ const CMSES: [name: string, test: (p: Page) => boolean][] = [
 
 /** The software behind a page, by the traces named above; "Unknown" when none is recognised. */
 export function detectCms(headers: Headers, body: string): string {
-  const tags = metaTags(body);
-  const page: Page = { headers, raw: body, body: body.toLowerCase(), generator: generator(tags), tags };
+  const page: Page = { headers, raw: body, body: body.toLowerCase(), generator: generator(metaTags(body)) };
   return CMSES.find(([, test]) => test(page))?.[0] ?? "Unknown";
 }
 

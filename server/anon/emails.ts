@@ -137,17 +137,16 @@ export function confirmationEmail(input: { domain: string; confirmUrl: string; e
  */
 export function reportEmail(data: ReportData, unsubscribeUrl: string): Email {
   const unsubscribe = httpUrl(unsubscribeUrl);
-  const domain = oneLine(data.domain, 253);
   const summary = summarize(data.checks);
   const hours = hourlyBuckets(data);
-  const uptime = summary.total > 0 ? `${formatPercent(summary.up, summary.total)}% up` : "no checks ran";
-  const subject = headerText(`24-hour report for ${domain}: ${uptime}`);
   const facts = reportFacts(data, summary, hours);
+  const uptime = facts.hasChecks ? `${formatPercent(summary.up, summary.total)}% up` : "no checks ran";
+  const subject = headerText(`24-hour report for ${facts.domain}: ${uptime}`);
 
   return {
     subject,
-    text: reportText(domain, data, facts, hours, summary, unsubscribe),
-    html: htmlDocument(subject, reportHtml(domain, data, facts, hours, summary, unsubscribe)),
+    text: reportText(facts, hours, unsubscribe),
+    html: htmlDocument(subject, reportHtml(facts, hours, unsubscribe)),
     headers: {
       "List-Unsubscribe": `<${unsubscribe}>`,
       "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
@@ -260,6 +259,12 @@ function hourDescription(h: HourBucket): string {
 
 /** The lines both parts share, already worded; HTML escapes them on output. */
 interface ReportFacts {
+  /** The domain, on one line. */
+  domain: string;
+  /** Between two checks, e.g. "5 minutes". */
+  interval: string;
+  /** Whether any check ran: without one there is no chart. */
+  hasChecks: boolean;
   period: string;
   uptime: string;
   responseTimes: string | null;
@@ -276,7 +281,8 @@ interface ReportFacts {
 }
 
 function reportFacts(data: ReportData, summary: Summary, hours: HourBucket[]): ReportFacts {
-  const every = `one check every ${plural(data.intervalMinutes, "minute")}`;
+  const interval = plural(data.intervalMinutes, "minute");
+  const every = `one check every ${interval}`;
   const uptime =
     summary.total === 0
       ? "No checks ran in this period, so there is no uptime to report."
@@ -287,6 +293,9 @@ function reportFacts(data: ReportData, summary: Summary, hours: HourBucket[]): R
       : `Average ${summary.avgMs} ms, p95 ${summary.p95Ms} ms, fastest ${summary.minMs} ms, slowest ${summary.maxMs} ms.`;
   const listed = summary.outages.slice(0, MAX_OUTAGES_LISTED);
   return {
+    domain: oneLine(data.domain, 253),
+    interval,
+    hasChecks: summary.total > 0,
     period: `${formatTime(data.startedAt)} to ${formatTime(data.endedAt)}`,
     uptime,
     responseTimes,
@@ -309,19 +318,12 @@ function reportFacts(data: ReportData, summary: Summary, hours: HourBucket[]): R
   };
 }
 
-function reportText(
-  domain: string,
-  data: ReportData,
-  facts: ReportFacts,
-  hours: HourBucket[],
-  summary: Summary,
-  unsubscribe: string,
-): string {
-  const lines = [`24-hour report for ${domain}`, facts.period, "", "UPTIME", facts.uptime, ""];
+function reportText(facts: ReportFacts, hours: HourBucket[], unsubscribe: string): string {
+  const lines = [`24-hour report for ${facts.domain}`, facts.period, "", "UPTIME", facts.uptime, ""];
   lines.push("RESPONSE TIME (successful checks)");
   if (facts.responseTimes) lines.push(facts.responseTimes);
   else lines.push(facts.responseTimesMissing);
-  if (summary.total > 0) {
+  if (facts.hasChecks) {
     lines.push(
       `Per hour from ${hours[0]?.start ? formatClock(hours[0].start) : "the start"}, one character each:`,
       sparkline(hours),
@@ -338,29 +340,22 @@ function reportText(
   lines.push(
     "",
     "-- ",
-    `This was a one-time report on ${domain} (checked every ${plural(data.intervalMinutes, "minute")}): nothing more will be sent.`,
+    `This was a one-time report on ${facts.domain} (checked every ${facts.interval}): nothing more will be sent.`,
     `Unsubscribe: ${unsubscribe}`,
   );
   return lines.join("\n");
 }
 
-function reportHtml(
-  domain: string,
-  data: ReportData,
-  facts: ReportFacts,
-  hours: HourBucket[],
-  summary: Summary,
-  unsubscribe: string,
-): string {
+function reportHtml(facts: ReportFacts, hours: HourBucket[], unsubscribe: string): string {
   const parts = [
-    heading(`24-hour report for ${domain}`),
+    heading(`24-hour report for ${facts.domain}`),
     paragraph(escapeHtml(facts.period), true),
     subheading("Uptime"),
     paragraph(escapeHtml(facts.uptime)),
     subheading("Response time"),
     paragraph(escapeHtml(facts.responseTimes ?? facts.responseTimesMissing)),
   ];
-  if (summary.total > 0) parts.push(chartHtml(hours, facts.chartLabel));
+  if (facts.hasChecks) parts.push(chartHtml(hours, facts.chartLabel));
   parts.push(
     subheading("Certificate (SSL/TLS)"),
     paragraph(escapeHtml(facts.ssl)),
@@ -390,7 +385,7 @@ function reportHtml(
   parts.push(
     `<hr style="border:0;border-top:1px solid #d0d4da;margin:24px 0;">`,
     paragraph(
-      `This was a one-time report on ${escapeHtml(domain)} (checked every ${escapeHtml(plural(data.intervalMinutes, "minute"))}): nothing more will be sent. <a href="${escapeHtml(unsubscribe)}" class="pl-link" style="color:#0b57d0;">Unsubscribe</a>`,
+      `This was a one-time report on ${escapeHtml(facts.domain)} (checked every ${escapeHtml(facts.interval)}): nothing more will be sent. <a href="${escapeHtml(unsubscribe)}" class="pl-link" style="color:#0b57d0;">Unsubscribe</a>`,
       true,
     ),
   );
