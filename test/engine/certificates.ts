@@ -26,22 +26,26 @@ const openssl = (cwd: string, ...args: string[]) => execFileSync("openssl", args
 export function makeCertificates(): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), "porchlight-certs-"));
   const read = (name: string) => readFileSync(join(dir, name), "utf8");
-  openssl(
-    dir,
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.crt",
-    "-subj",
-    "/O=Porchlight Test CA/CN=Porchlight Test CA",
-    "-days",
-    "30",
-  );
+  /** A self-signed certificate `name`.crt with its key `name`.key. */
+  const selfSigned = (name: string, subject: string, days: number, ...extra: string[]) =>
+    openssl(
+      dir,
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      `${name}.key`,
+      "-out",
+      `${name}.crt`,
+      "-subj",
+      subject,
+      ...extra,
+      "-days",
+      String(days),
+    );
+  selfSigned("ca", "/O=Porchlight Test CA/CN=Porchlight Test CA", 30);
   writeFileSync(join(dir, "index.txt"), "");
   writeFileSync(join(dir, "serial"), "1000\n");
   writeFileSync(
@@ -87,24 +91,7 @@ export function makeCertificates(): TestCertificates {
   const valid = leaf("valid", "DNS:localhost,IP:127.0.0.1,DNS:example.com,DNS:*.example.com");
   const expired = leaf("expired", "DNS:localhost,IP:127.0.0.1", ["20200101000000Z", "20200201000000Z"]);
   const wrongHost = leaf("wronghost", "DNS:other.test");
-  openssl(
-    dir,
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "self.key",
-    "-out",
-    "self.crt",
-    "-subj",
-    "/CN=localhost",
-    "-addext",
-    "subjectAltName=DNS:localhost",
-    "-days",
-    "10",
-  );
+  selfSigned("self", "/CN=localhost", 10, "-addext", "subjectAltName=DNS:localhost");
   return {
     ca: read("ca.crt"),
     valid,
