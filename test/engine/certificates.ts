@@ -9,8 +9,15 @@ export interface Pair {
 }
 
 export interface TestCertificates {
+  /**
+   * The instant the certificates were made for: noon UTC of the real clock's day, so within 12 hours of the real
+   * clock. A test clock set here sees `valid` expire in exactly 10 days (and a half), whatever today is, while
+   * TLS, which reads the real clock, accepts it.
+   */
+  issuedAt: Date;
   ca: string;
-  /** For localhost, 127.0.0.1 and (example.com and its subdomains), signed by the test CA, valid for 10 days from now. */
+  /** For localhost, 127.0.0.1 and (example.com and its subdomains), signed by the test CA, valid from two days
+   * before `issuedAt` to 10.5 days after it. */
   valid: Pair;
   /** Signed by the test CA, valid in January 2020 only. */
   expired: Pair;
@@ -22,8 +29,24 @@ export interface TestCertificates {
 
 const openssl = (cwd: string, ...args: string[]) => execFileSync("openssl", args, { cwd, stdio: "pipe" });
 
-/** Makes a test CA and leaf certificates with the openssl command line, in a fresh temporary directory. */
-export function makeCertificates(): TestCertificates {
+const DAY = 86_400_000;
+
+/** openssl's GeneralizedTime: YYYYMMDDHHMMSSZ. */
+const asn1Time = (at: number) =>
+  new Date(at)
+    .toISOString()
+    .replace(/[-:T]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+
+/** Noon UTC of `now`'s UTC day: a time of day fixed for tests, within 12 hours of `now`. */
+export const noonOf = (now: Date) => new Date(Math.floor(now.getTime() / DAY) * DAY + DAY / 2);
+
+/**
+ * Makes a test CA and leaf certificates with the openssl command line, in a fresh temporary directory. Every date
+ * is explicit and relative to `issuedAt` (by default noon of the real clock's day), never openssl's own clock.
+ */
+export function makeCertificates(issuedAt = noonOf(new Date())): TestCertificates {
+  const from = asn1Time(issuedAt.getTime() - 2 * DAY);
   const dir = mkdtempSync(join(tmpdir(), "porchlight-certs-"));
   const read = (name: string) => readFileSync(join(dir, name), "utf8");
   /** A self-signed certificate `name`.crt with its key `name`.key. */
@@ -88,11 +111,15 @@ export function makeCertificates(): TestCertificates {
     );
     return { key: read(`${name}.key`), cert: read(`${name}.crt`) };
   };
-  const valid = leaf("valid", "DNS:localhost,IP:127.0.0.1,DNS:example.com,DNS:*.example.com");
+  const valid = leaf("valid", "DNS:localhost,IP:127.0.0.1,DNS:example.com,DNS:*.example.com", [
+    from,
+    asn1Time(issuedAt.getTime() + 10.5 * DAY),
+  ]);
   const expired = leaf("expired", "DNS:localhost,IP:127.0.0.1", ["20200101000000Z", "20200201000000Z"]);
-  const wrongHost = leaf("wronghost", "DNS:other.test");
+  const wrongHost = leaf("wronghost", "DNS:other.test", [from, asn1Time(issuedAt.getTime() + 10 * DAY)]);
   selfSigned("self", "/CN=localhost", 10, "-addext", "subjectAltName=DNS:localhost");
   return {
+    issuedAt,
     ca: read("ca.crt"),
     valid,
     expired,
