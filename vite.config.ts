@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Plugin } from "vite";
-import { defineConfig } from "vitest/config";
+/// <reference types="vitest/config" />
+import { defineConfig } from "vite";
 import { EMBED_BUILD, PAGE_BUILD } from "./server/api/builds.ts";
 
 /**

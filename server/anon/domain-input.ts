@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { domainToASCII } from "node:url";
+import { domainToASCII, domainToUnicode } from "node:url";
 import { parse } from "tldts";
 
 export type DomainInput = { ok: true; domain: string } | { ok: false; message: string };
@@ -68,7 +68,7 @@ export function parseDomainInput(raw: unknown): DomainInput {
   if (host === "") return refuse(`no host name found; ${EXAMPLE}`);
 
   const ascii = domainToASCII(host);
-  if (ascii === "") return refuse(`not a valid domain name; ${EXAMPLE}`);
+  if (ascii === "" || !ascii.split(".").every(validPunycode)) return refuse(`not a valid domain name; ${EXAMPLE}`);
   if (isIP(ascii) || NUMERIC_LABEL.test(ascii.slice(ascii.lastIndexOf(".") + 1)) || isIP(urlHostname(ascii))) {
     return refuse(`IP addresses are not accepted; ${EXAMPLE}`);
   }
@@ -86,6 +86,16 @@ export function parseDomainInput(raw: unknown): DomainInput {
     return refuse(`${ascii} is a public suffix, not a registered domain; ${EXAMPLE}`);
   }
   return { ok: true, domain: ascii };
+}
+
+/**
+ * An "xn--" label must decode to Unicode that encodes back to it. Node 20 and 22 refuse an undecodable one
+ * ("xn--zz") in domainToASCII; Node 24 and later pass it through unchanged, so the round trip is checked here.
+ */
+function validPunycode(label: string): boolean {
+  if (!label.startsWith("xn--")) return true;
+  const unicode = domainToUnicode(label);
+  return unicode !== "" && unicode !== label && domainToASCII(unicode) === label;
 }
 
 /** The host as WHATWG URL parsing normalizes it (numeric IPv4 spellings become dotted), or "" when it cannot. */

@@ -1,4 +1,5 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import type { Kysely } from "kysely";
+import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 
 type Dialect = "sqlite" | "postgres";
 type ColumnBuilder = import("kysely").ColumnDefinitionBuilder;
