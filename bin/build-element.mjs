@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// The element's two scripts in dist/embed (what the server serves), built only when their sources changed since the
+// last build: `npm start` runs this first, and the tests' global setup calls it. The stamp is a SHA-256 of every
+// input file's path and bytes, so a checkout, an edit or a dependency change rebuilds and nothing else does.
+// `--force` builds regardless.
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const outDir = join(root, "dist/embed");
+const stampFile = join(outDir, ".sources");
+/** What the two builds read: the element, the build config and the names it shares with the server, the lock file. */
+const INPUTS = ["components", "vite.config.ts", "server/api/builds.ts", "package-lock.json"];
+/** What the server needs from a build. */
+const OUTPUTS = ["porchlight.js", "manifest.json", "porchlight-page.js", "page-manifest.json"];
+
+function files(path) {
+  const full = join(root, path);
+  if (!existsSync(full)) return [];
+  if (!statSync(full).isDirectory()) return [full];
+  return readdirSync(full, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+/** The stamp of the sources as they are now. */
+export function sourcesStamp() {
+  const hash = createHash("sha256");
+  for (const file of INPUTS.flatMap(files).sort()) {
+    hash
+      .update(`${relative(root, file)}\0`)
+      .update(readFileSync(file))
+      .update("\0");
+  }
+  return hash.digest("hex");
+}
+
+const built = () => OUTPUTS.every((name) => existsSync(join(outDir, name)));
+
+/**
+ * Builds dist/embed unless it is current. Returns what happened: "current", "built", or "kept" (sources changed but
+ * the build tools are not installed, as in `npm ci --omit=dev`, and a build is there to serve). Throws when there
+ * is nothing to serve and nothing to build with.
+ */
+export function buildElement({ force = false, log = (line) => console.log(line) } = {}) {
+  const stamp = sourcesStamp();
+  if (!force && built() && existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return "current";
+  let vite;
+  try {
+    vite = join(dirname(createRequire(import.meta.url).resolve("vite/package.json")), "bin/vite.js");
+  } catch {
+    if (built()) {
+      log(
+        "porchlight: the element's sources differ from dist/embed, but Vite is not installed; serving dist/embed as it is",
+      );
+      return "kept";
+    }
+    throw new Error(
+      "dist/embed is missing and Vite is not installed: run `npm install` (with dev dependencies) first, or install the published package, which ships dist/",
+    );
+  }
+  log("porchlight: building the element (dist/embed)");
+  for (const mode of ["production", "page"]) {
+    // NODE_ENV=production: under Vitest it is "test", and Vite would then bundle Lit's development build.
+    execFileSync(process.execPath, [vite, "build", "--mode", mode, "--logLevel", "warn"], {
+      cwd: root,
+      env: { ...process.env, NODE_ENV: "production" },
+      stdio: "inherit",
+    });
+  }
+  writeFileSync(stampFile, stamp);
+  return "built";
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    const result = buildElement({ force: process.argv.includes("--force") });
+    if (result === "current") console.log("porchlight: the element's build is current (dist/embed)");
+  } catch (error) {
+    console.error(`porchlight: ${error.message}`);
+    process.exit(1);
+  }
+}
