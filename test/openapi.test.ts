@@ -1,17 +1,81 @@
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { readFileSync } from "node:fs";
+import { createConfig, lintFromString, type NormalizedProblem } from "@redocly/openapi-core";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import type { Route } from "../server/api/route.ts";
 import type { Store } from "../server/store/store.ts";
-import { makeApp, sqliteKind } from "./helpers.ts";
+import { client, makeApp, seedOwner, seedStatusPage, sqliteKind } from "./helpers.ts";
+
+/** The route table createApp documents, as it hands it to openApiDocument: the real table, whatever it holds. */
+const table = vi.hoisted(() => ({ routes: [] as Route[] }));
+vi.mock("../server/api/openapi.ts", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../server/api/openapi.ts")>();
+  return {
+    ...original,
+    openApiDocument: (routes: Route[], publicUrl: string) => {
+      table.routes = routes;
+      return original.openApiDocument(routes, publicUrl);
+    },
+  };
+});
+
+/**
+ * Redocly's strictest ruleset ("all": every rule it has, every finding an error), less the rules that contradict
+ * the API's contract, each with its reason, plus the configurable rules set to what the API promises.
+ */
+const LINT_CONFIG = {
+  extends: ["all"],
+  rules: {
+    // Errors are the envelope of spec 2.1 ({success, message, code, error, details}), not RFC 7807 problem+json.
+    "operation-4xx-problem-details-rfc7807": "off",
+    // /healthz, /readyz and the document itself have no client error to answer: a made-up 4xx would document an
+    // answer the server never gives. "every operation that takes input documents a client error" stands in.
+    "operation-4xx-response": "off",
+    // The paths are the spec's (/public/v1/site/{siteId} is singular), and `public` and `v1` are not collections.
+    "path-segment-plural": "off",
+    // The tags keep the reference's reading order (resources, public reads, utilities, operations), not A to Z.
+    "tags-alphabetical": "off",
+    // Self-hosted, open-source software: no single contact address belongs in every deployment's document.
+    "info-contact": "off",
+    // A summary says what most routes do; a description is written where there is more contract to tell.
+    "operation-description": "off",
+    // An example on every scalar (every `success`, `code`, `message`…) would be noise; values that need one have it.
+    "scalar-property-missing-example": "off",
+    // minLength stands where the contract has one; elsewhere an empty string is valid (notes, parentGroup, a
+    // label) or the value is the server's own (ids, messages, timestamps).
+    "required-string-property-missing-min-length": "off",
+    "response-contains-header": {
+      severity: "error",
+      names: {
+        "2XX": ["X-Request-Id"],
+        "3XX": ["X-Request-Id"],
+        "4XX": ["X-Request-Id"],
+        "429": ["X-Request-Id", "Retry-After"],
+        "5XX": ["X-Request-Id"],
+      },
+    },
+    "request-mime-type": { severity: "error", allowedValues: ["application/json"] },
+    "response-mime-type": { severity: "error", allowedValues: ["application/json"] },
+  },
+};
+
+const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+const PASSWORD = "correct horse";
 
 let store: Store;
 let cleanup: () => Promise<void>;
+let app: ReturnType<typeof makeApp>["app"];
+let text: string;
 let doc: any;
+let routes: Route[];
 
 beforeAll(async () => {
   ({ store, cleanup } = await sqliteKind.open());
-  const { app } = makeApp(store);
+  ({ app } = makeApp(store));
+  routes = table.routes;
   const res = await app.request("/public/v1/openapi.json");
   expect(res.status).toBe(200);
-  doc = await res.json();
+  text = await res.text();
+  doc = JSON.parse(text);
 });
 afterAll(() => cleanup());
 
@@ -26,15 +90,42 @@ function refs(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
-test("an OpenAPI 3.1 document with every route, each with an operationId and responses", () => {
-  expect(doc.openapi).toBe("3.1.0");
-  const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+/** Follows a local `#/components/…` reference. */
+function resolve(value: any): any {
+  if (!value?.$ref) return value;
+  return (value.$ref as string)
+    .replace("#/", "")
+    .split("/")
+    .reduce((node: any, key) => node?.[key], doc);
+}
+
+function operations(): { path: string; method: string; op: any }[] {
+  return Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods as Record<string, any>).map(([method, op]) => ({ path, method, op })),
   );
-  expect(operations.length).toBeGreaterThanOrEqual(27);
-  const ids = operations.map((o) => o.op.operationId);
+}
+
+/** The header names (lowercase) a documented answer carries. */
+function documentedHeaders(op: any, status: number | string): string[] {
+  return Object.keys(op.responses[status]?.headers ?? {}).map((h) => h.toLowerCase());
+}
+
+test("the document passes Redocly's strictest ruleset with no error and no warning", async () => {
+  const config = await createConfig(LINT_CONFIG as Parameters<typeof createConfig>[0]);
+  const problems = await lintFromString({ source: text, absoluteRef: "openapi.json", config });
+  const lines = problems.map(
+    (p: NormalizedProblem) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? "?"}: ${p.message}`,
+  );
+  expect(lines).toEqual([]);
+});
+
+test("an OpenAPI 3.1 document with every route, each with an operationId and responses", () => {
+  expect(doc.openapi).toBe("3.1.0");
+  const all = operations();
+  expect(all.length).toBeGreaterThanOrEqual(27);
+  const ids = all.map((o) => o.op.operationId);
   expect(new Set(ids).size).toBe(ids.length);
-  for (const { op } of operations) expect(Object.keys(op.responses).length).toBeGreaterThan(0);
+  for (const { op } of all) expect(Object.keys(op.responses).length).toBeGreaterThan(0);
   for (const path of [
     "/public/v1/site/{siteId}",
     "/public/v1/status-page/{slug}",
@@ -46,13 +137,96 @@ test("an OpenAPI 3.1 document with every route, each with an operationId and res
   }
 });
 
+test("every route of the table is documented under its method and path, with its operationId, tag and errors", () => {
+  expect(routes.length).toBeGreaterThanOrEqual(26);
+  for (const route of routes) {
+    const where = `${route.method.toUpperCase()} ${route.path}`;
+    const op = doc.paths[route.path]?.[route.method];
+    expect(op, where).toBeDefined();
+    expect(op.operationId, where).toBe(route.operationId);
+    expect(op.summary, where).toBe(route.summary);
+    expect(op.tags, where).toEqual([route.tag]);
+    expect(Object.keys(op.responses), where).toEqual(
+      expect.arrayContaining([String(route.response.status), ...route.errors.map(String)]),
+    );
+  }
+  const documented = operations().length;
+  // The table's routes and the document itself.
+  expect(documented).toBe(routes.length + 1);
+});
+
+test("every operation that takes input documents a client error", () => {
+  for (const { path, method, op } of operations()) {
+    const takesInput = (op.parameters ?? []).length > 0 || op.requestBody || (op.security ?? []).length > 0;
+    if (!takesInput) continue;
+    expect(
+      Object.keys(op.responses).filter((s) => s.startsWith("4")),
+      `${method} ${path}`,
+    ).not.toEqual([]);
+  }
+});
+
+test("every limited route documents 429 with Retry-After, and the RateLimit fields on every answer it counts", () => {
+  let token = 0;
+  for (const route of routes) {
+    const where = `${route.method.toUpperCase()} ${route.path}`;
+    const op = doc.paths[route.path][route.method];
+    const limit = route.access === "token" ? "token" : route.rateLimit;
+    if (route.errors.includes(429)) expect(limit, `${where} lists 429 but names no limit`).toBeDefined();
+    if (!limit) {
+      expect(op.responses["429"], where).toBeUndefined();
+      continue;
+    }
+    if (limit === "token") token++;
+    expect(resolve(op.responses["429"].content["application/json"].schema), where).toBe(doc.components.schemas.Error);
+    expect(documentedHeaders(op, 429), where).toEqual(expect.arrayContaining(["retry-after", "x-request-id"]));
+    const counted = ["ratelimit", "ratelimit-policy"];
+    if (limit === "attempts") {
+      // Only wrong passwords count, and the refusal names no policy.
+      expect(documentedHeaders(op, 429), where).not.toEqual(expect.arrayContaining(counted));
+      expect(documentedHeaders(op, route.response.status), where).not.toEqual(expect.arrayContaining(counted));
+    } else {
+      expect(documentedHeaders(op, 429), where).toEqual(expect.arrayContaining(counted));
+      expect(documentedHeaders(op, route.response.status), where).toEqual(expect.arrayContaining(counted));
+      expect(op.responses["429"].description, where).toMatch(/RateLimit-Policy.*Retry-After/);
+    }
+  }
+  expect(token).toBeGreaterThan(10);
+});
+
+test("every route that sends an ETag documents If-None-Match and the 304", () => {
+  const conditional = routes.filter((r) => r.response.headers?.includes("ETag"));
+  expect(conditional.map((r) => r.path)).toContain("/public/v1/status-page/{slug}");
+  for (const route of routes) {
+    const op = doc.paths[route.path][route.method];
+    const etag = conditional.includes(route);
+    const parameters = (op.parameters as any[]).map(resolve).map((p) => `${p.in} ${p.name}`);
+    expect(parameters.includes("header If-None-Match"), route.path).toBe(etag);
+    expect(op.responses["304"] !== undefined, route.path).toBe(etag);
+    if (etag) expect(documentedHeaders(op, 304)).toEqual(expect.arrayContaining(["etag", "x-request-id"]));
+  }
+});
+
+test("headers, tags, security schemes and info are declared once, described, and taken from their sources", () => {
+  for (const [name, header] of Object.entries(doc.components.headers as Record<string, any>)) {
+    expect(header.description, name).toMatch(/\w{3}/);
+    expect(header.schema, name).toBeDefined();
+  }
+  for (const ref of refs(doc.paths).filter((r) => r.startsWith("#/components/headers/"))) {
+    expect(resolve({ $ref: ref }), ref).toBeDefined();
+  }
+  const used = new Set(operations().flatMap(({ op }) => op.tags));
+  expect(doc.tags.map((t: any) => t.name).sort()).toEqual([...used].sort());
+  for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/\w{3}/);
+  expect(doc.info.version).toBe(PACKAGE.version);
+  expect(doc.servers).toEqual([{ url: "http://status.test" }]);
+  expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+});
+
 test("every $ref resolves to a component", () => {
   const all = refs(doc);
   expect(all.length).toBeGreaterThan(10);
-  for (const ref of all) {
-    const name = ref.replace("#/components/schemas/", "");
-    expect(doc.components.schemas[name], ref).toBeDefined();
-  }
+  for (const ref of all) expect(resolve({ $ref: ref }), ref).toBeDefined();
 });
 
 test("units, limits and decisions are documented", () => {
@@ -90,4 +264,103 @@ test("the password is write-only: no response schema carries it", () => {
     expect(properties, name).not.toContain("passwordHash");
     expect(properties, name).not.toContain("password_hash");
   }
+});
+
+describe("the headers documented are the headers sent", () => {
+  /** Fields every HTTP answer may carry, and CORS's, which the tags' descriptions tell instead. */
+  const PROTOCOL = /^(content-type|content-length|date|connection|keep-alive|transfer-encoding|access-control-.*)$/;
+  let limited: ReturnType<typeof makeApp>["app"];
+  let token: string;
+
+  /** Asks `app`, checks the status, and that every header sent is documented for that operation and status. */
+  async function expectDocumented(
+    on: typeof app,
+    method: string,
+    template: string,
+    path: string,
+    status: number,
+    headers: Record<string, string> = {},
+    body?: unknown,
+  ): Promise<Response> {
+    const res = await on.request(path, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect(res.status, `${method} ${path}`).toBe(status);
+    const op = doc.paths[template][method.toLowerCase()];
+    expect(op.responses[status], `${method} ${template} documents ${status}`).toBeDefined();
+    const sent = [...res.headers.keys()].filter((h) => !PROTOCOL.test(h));
+    expect(sent, `${method} ${path} ${status}`).toContain("x-request-id");
+    expect(
+      sent.filter((h) => !documentedHeaders(op, status).includes(h)),
+      `${method} ${path} ${status}`,
+    ).toEqual([]);
+    return res;
+  }
+
+  beforeAll(async () => {
+    const owner = await seedOwner(store, "stack");
+    token = owner.token;
+    const call = client(app, owner.token);
+    const now = new Date("2026-11-21T12:00:00.000Z");
+    await seedStatusPage(call, store, now, "open", {}, []);
+    await seedStatusPage(call, store, now, "locked", { visibility: "password", password: PASSWORD }, []);
+    await seedStatusPage(call, store, now, "inside", { visibility: "private" }, []);
+    ({ app: limited } = makeApp(store, {
+      env: {
+        PORCHLIGHT_API_REQUESTS_PER_MINUTE: "1",
+        PORCHLIGHT_PASSWORD_ATTEMPTS: "1",
+        PORCHLIGHT_SNAPSHOTS_PER_MINUTE: "1",
+      },
+    }));
+  });
+
+  test("a token route: the RateLimit fields on its answers, and Retry-After with them on its 429", async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const sites = "/public/v1/sites";
+    const ok = await expectDocumented(limited, "GET", sites, sites, 200, auth);
+    expect(ok.headers.get("ratelimit-policy")).toBe('"api";q=1;w=60');
+    const refused = await expectDocumented(limited, "GET", sites, sites, 429, auth);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get("ratelimit")).toMatch(/^"api";r=0;t=\d+$/);
+    const unknown = "/public/v1/site/000000000000000000000000";
+    await expectDocumented(app, "GET", "/public/v1/site/{siteId}", unknown, 404, auth);
+    const www = await expectDocumented(app, "GET", sites, sites, 401);
+    expect(www.headers.get("www-authenticate")).toBe('Bearer realm="porchlight"');
+  });
+
+  test("the public reads: ETag, Cache-Control and Vary, the 304, and the password page's 429", async () => {
+    const template = "/public/v1/status-page/{slug}";
+    const open = await expectDocumented(app, "GET", template, "/public/v1/status-page/open", 200);
+    expect(open.headers.get("cache-control")).toBe("public, no-cache");
+    const etag = open.headers.get("etag") as string;
+    await expectDocumented(app, "GET", template, "/public/v1/status-page/open", 304, { "if-none-match": etag });
+    await expectDocumented(app, "GET", "/api/status-page/{slug}/items", "/api/status-page/open/items", 200);
+    const locked = "/public/v1/status-page/locked";
+    const right = { "x-status-page-password": PASSWORD };
+    const page = await expectDocumented(limited, "GET", template, locked, 200, right);
+    expect(page.headers.get("cache-control")).toBe("private, no-store");
+    expect(page.headers.get("vary")).toBe("Authorization, X-Status-Page-Password");
+    const wrong = { "x-status-page-password": "wrong horse" };
+    await expectDocumented(limited, "GET", template, locked, 401, wrong);
+    const refused = await expectDocumented(limited, "GET", template, locked, 429, wrong);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    const inside = await expectDocumented(app, "GET", template, "/public/v1/status-page/inside", 401);
+    expect(inside.headers.get("www-authenticate")).toBe('Bearer realm="porchlight"');
+  });
+
+  test("an anonymous utility: the RateLimit fields on a refused input and on its 429", async () => {
+    const path = "/public/anon/domain-snapshot";
+    const bad = await expectDocumented(limited, "POST", path, path, 400, {}, { domain: "192.0.2.1" });
+    expect(bad.headers.get("ratelimit-policy")).toBe('"snapshot";q=1;w=60');
+    await expectDocumented(limited, "POST", path, path, 429, {}, { domain: "192.0.2.1" });
+  });
+
+  test("the operations routes and the document itself", async () => {
+    await expectDocumented(app, "GET", "/healthz", "/healthz", 200);
+    await expectDocumented(app, "GET", "/readyz", "/readyz", 200);
+    const self = await expectDocumented(app, "GET", "/public/v1/openapi.json", "/public/v1/openapi.json", 200);
+    expect(self.headers.get("cache-control")).toBe("public, max-age=300");
+  });
 });

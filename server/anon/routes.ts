@@ -114,6 +114,7 @@ export function anonRoutes({ store, clock, config, logger, mailer, limiter }: An
       description: `Queues a snapshot and answers its id at once. The same domain asked for again within ${config.snapshot.reuseMs / 1000} s gets the same snapshot. Limited to ${config.limits.snapshotsPerMinute} requests a minute per client.`,
       tag: "Anonymous utilities",
       access: "none",
+      rateLimit: "client",
       body: SnapshotRequest,
       response: { status: 202, description: "Queued (or reused)", schema: SnapshotAccepted },
       errors: [400, 413, 415, 429],
@@ -135,7 +136,10 @@ export function anonRoutes({ store, clock, config, logger, mailer, limiter }: An
       description: `Repeat until data.status is ready or failed. Finished snapshots are kept for 7 days. Limited to ${config.limits.pollsPerMinute} polls a minute per client.`,
       tag: "Anonymous utilities",
       access: "none",
-      params: z.object({ snapshotId: z.string().max(64) }),
+      rateLimit: "client",
+      params: z.object({
+        snapshotId: z.string().max(64).meta({ description: "The id POST /public/anon/domain-snapshot answered" }),
+      }),
       response: {
         status: 200,
         description: "The snapshot's state, and the snapshot once ready",
@@ -177,6 +181,7 @@ export function anonRoutes({ store, clock, config, logger, mailer, limiter }: An
       description: `Sends a confirmation e-mail (double opt-in): nothing is checked until its page's button is pressed. Then the domain is checked every ${config.reportIntervalMs / 60_000} minutes for ${REPORT_HOURS} hours and one report is sent. At most one unconfirmed request per address a day, and ${config.limits.reportsPerHour} requests an hour per client.`,
       tag: "Anonymous utilities",
       access: "none",
+      rateLimit: "client",
       body: ReportRequest,
       response: { status: 202, description: "Confirmation e-mail sent", schema: ReportAccepted },
       errors: [400, 413, 415, 429, 503],

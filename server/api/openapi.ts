@@ -1,8 +1,92 @@
 import { z } from "zod";
+import pkg from "../../package.json" with { type: "json" };
 import { ErrorEnvelope } from "../contract/common.ts";
 import type { Route } from "./route.ts";
 
 type Json = Record<string, unknown>;
+
+/** Where the app serves the document (app.ts) and the API reference reads it (docs.ts). */
+export const OPENAPI_PATH = "/public/v1/openapi.json";
+
+/** The document's operation groups, in the order the reference shows them, each with what it covers. */
+export const TAGS = {
+  Sites:
+    "The sites a workspace monitors: their settings, and the full monitoring picture of each (state, daily statistics, uptime).",
+  "Status pages":
+    "A workspace's status pages: name, slug, visibility (public, password or private), theme, display options and custom domain. The plan limits how many there are.",
+  "Status page items":
+    "The sites a status page shows, with their labels, visibility and order. The sites themselves stay.",
+  Incidents: "A status page's incidents and their updates, from investigating to resolved.",
+  "Public status pages":
+    "What a status page's visitors read, by slug, with no workspace token: the page, its items and its incidents. Public pages are cacheable and revalidate with ETag; password pages take X-Status-Page-Password; private pages take a member's token. CORS is open to any origin, without credentials.",
+  "Anonymous utilities":
+    "A domain snapshot and a 24-hour report by e-mail, for anyone: no credentials, limited per client (an IPv4 address or an IPv6 /64). CORS is open to any origin.",
+  Operations: "Liveness, readiness and this document, for load balancers, orchestrators and tools.",
+} as const;
+export type Tag = keyof typeof TAGS;
+
+interface HeaderDef {
+  /** The field's name on the wire: several components may describe one field as different routes send it. */
+  header: string;
+  description: string;
+  schema: Json;
+}
+
+/** Every response header the document names, as components.headers. */
+const HEADERS = {
+  "X-Request-Id": {
+    header: "X-Request-Id",
+    description:
+      "Names this request in the server's log; every answer carries it, errors included. An X-Request-Id sent with the request is kept when it is at most 255 letters, digits, `_`, `-` or `=`; otherwise the server makes a UUID.",
+    schema: { type: "string", maxLength: 255, example: "3f1c2a9e-6d0b-4c59-9a51-0c6f2d7e8b14" },
+  },
+  "RateLimit-Policy": {
+    header: "RateLimit-Policy",
+    description:
+      'The limit the request counted against (IETF draft-ietf-httpapi-ratelimit-headers-11): its name, `q` the requests allowed in a window and `w` the window in seconds. Sent on every answer that was counted, errors included; a refused request counts too. Example: `"api";q=600;w=60`.',
+    schema: { type: "string", example: '"api";q=600;w=60' },
+  },
+  RateLimit: {
+    header: "RateLimit",
+    description:
+      'The limit\'s standing after this request (same draft): its name, `r` the requests left in the window and `t` the seconds until the window ends. Sent with RateLimit-Policy. Example: `"api";r=599;t=60`.',
+    schema: { type: "string", example: '"api";r=599;t=60' },
+  },
+  "Retry-After": {
+    header: "Retry-After",
+    description: "Seconds to wait before asking again (at least 1).",
+    schema: { type: "integer", minimum: 1, example: 42 },
+  },
+  "WWW-Authenticate": {
+    header: "WWW-Authenticate",
+    description:
+      "The credentials to send: a bearer token. On a missing, invalid or revoked token, and on a private status page read without a member's token.",
+    schema: { type: "string", const: 'Bearer realm="porchlight"' },
+  },
+  ETag: {
+    header: "ETag",
+    description:
+      "A strong validator of the answer's body. Send it back in If-None-Match: while the body is unchanged the answer is 304 without one.",
+    schema: { type: "string", example: '"Vq3nJ0t2y8GxkQ1c5mZ7aP4sW9e"' },
+  },
+  StatusPageCacheControl: {
+    header: "Cache-Control",
+    description:
+      "`public, no-cache` on a public page: any cache may keep the answer but must revalidate it (If-None-Match) before each use. `private, no-store` on a password or private page: never stored.",
+    schema: { type: "string", enum: ["public, no-cache", "private, no-store"] },
+  },
+  StatusPageVary: {
+    header: "Vary",
+    description: "On a password or private page's answers, which depend on the credentials sent.",
+    schema: { type: "string", const: "Authorization, X-Status-Page-Password" },
+  },
+  DocumentCacheControl: {
+    header: "Cache-Control",
+    description: "Any cache may keep the document for five minutes.",
+    schema: { type: "string", const: "public, max-age=300" },
+  },
+} satisfies Record<string, HeaderDef>;
+export type ResponseHeader = keyof typeof HEADERS;
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Bad input: malformed JSON, a wrong type, an unknown or read-only field, or an invalid parameter",
@@ -12,9 +96,24 @@ const STATUS_TEXT: Record<number, string> = {
   409: "Conflicts with an existing record (a taken slug or custom domain, a duplicate item)",
   413: "The body is larger than 64 KiB",
   415: "The body is not application/json",
-  429: "Rate Limited: see Retry-After",
   503: "Not ready",
 };
+
+/** Which limit a route answers 429 for: every token route has the per-token one; others say in `rateLimit`. */
+type Limit = "token" | NonNullable<Route["rateLimit"]>;
+
+const RATE_LIMITED: Record<Limit, string> = {
+  token: "Rate Limited: this token is over its limit (RateLimit-Policy); ask again after Retry-After seconds",
+  client:
+    "Rate Limited: this client (an IPv4 address or IPv6 /64) is over the route's limit (RateLimit-Policy); ask again after Retry-After seconds",
+  attempts:
+    "Rate Limited: too many wrong passwords for this page from this client; every attempt is refused until Retry-After seconds have passed",
+};
+
+/** The limit a route answers 429 for, if any. */
+function limitOf(route: Route): Limit | undefined {
+  return route.access === "token" ? "token" : route.rateLimit;
+}
 
 /**
  * Converts zod schemas to JSON Schema (OpenAPI 3.1 uses draft 2020-12) and hoists the named ones (`.meta({id})`)
@@ -23,6 +122,7 @@ const STATUS_TEXT: Record<number, string> = {
  */
 class Components {
   readonly schemas: Record<string, Json> = {};
+  private readonly headersUsed = new Set<ResponseHeader>();
 
   convert(schema: z.ZodType, io: "input" | "output"): Json {
     const json = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Json;
@@ -54,6 +154,25 @@ class Components {
     }
     return rewrite(json) as Json;
   }
+
+  /** A response's headers map, each a reference to its component. */
+  headers(ids: ResponseHeader[]): Record<string, Json> {
+    const out: Record<string, Json> = {};
+    for (const id of ids) {
+      this.headersUsed.add(id);
+      out[HEADERS[id].header] = { $ref: `#/components/headers/${id}` };
+    }
+    return out;
+  }
+
+  /** The header components referenced so far, in HEADERS order, without the wire name. */
+  headerComponents(): Record<string, Json> {
+    const out: Record<string, Json> = {};
+    for (const [id, { description, schema }] of Object.entries(HEADERS) as [ResponseHeader, HeaderDef][]) {
+      if (this.headersUsed.has(id)) out[id] = { description, schema };
+    }
+    return out;
+  }
 }
 
 function parameters(components: Components, schema: z.ZodType | undefined, where: "path" | "query") {
@@ -71,32 +190,61 @@ function parameters(components: Components, schema: z.ZodType | undefined, where
   });
 }
 
+/** A route's answers: the success, a 304 where it honours If-None-Match, and every error it can give, 429 included. */
+function responses(components: Components, r: Route): Record<string, Json> {
+  const limit = limitOf(r);
+  // "attempts" counts only failures and sends no RateLimit fields; the other limits count every request.
+  const counted = limit === "token" || limit === "client";
+  const always: ResponseHeader[] = ["X-Request-Id", ...(counted ? (["RateLimit-Policy", "RateLimit"] as const) : [])];
+  const successHeaders = components.headers([...always, ...(r.response.headers ?? [])]);
+  const out: Record<string, Json> = {
+    [r.response.status]: {
+      description: r.response.description,
+      headers: successHeaders,
+      content: { "application/json": { schema: components.convert(r.response.schema, "output") } },
+    },
+  };
+  if (r.response.headers?.includes("ETag")) {
+    out["304"] = { description: "Not modified: If-None-Match named the current ETag", headers: successHeaders };
+  }
+  const errorRef = { $ref: "#/components/schemas/Error" };
+  const statuses = [...new Set([...r.errors, ...(limit ? [429] : [])])].sort((a, b) => a - b);
+  for (const status of statuses) {
+    const headers: ResponseHeader[] = ["X-Request-Id"];
+    // A 401 is answered before anything is counted: the token is unknown.
+    if (counted && status !== 401) headers.push("RateLimit-Policy", "RateLimit");
+    if (status === 429) headers.push("Retry-After");
+    if (status === 401 && r.access !== "none") headers.push("WWW-Authenticate");
+    out[status] = {
+      description: status === 429 && limit ? RATE_LIMITED[limit] : (STATUS_TEXT[status] ?? "Error"),
+      headers: components.headers(headers),
+      content: { "application/json": { schema: errorRef } },
+    };
+  }
+  return out;
+}
+
 /** The OpenAPI 3.1 document of every route, generated from the same schemas the routes validate with. */
 export function openApiDocument(routes: Route[], publicUrl: string): Json {
   const components = new Components();
   const paths: Record<string, Record<string, Json>> = {};
-  const errorRef = { $ref: "#/components/schemas/Error" };
+  const tags = new Set<Tag>(["Operations"]);
+  let conditional = false;
   components.convert(ErrorEnvelope, "output");
   for (const r of [...routes].sort((a, b) => (a.access === "none" ? 1 : 0) - (b.access === "none" ? 1 : 0))) {
-    const responses: Record<string, Json> = {
-      [r.response.status]: {
-        description: r.response.description,
-        content: { "application/json": { schema: components.convert(r.response.schema, "output") } },
-      },
-    };
-    if (r.access === "page") responses["304"] = { description: "Not modified (If-None-Match matched the ETag)" };
-    for (const status of r.errors) {
-      responses[status] = {
-        description: STATUS_TEXT[status] ?? "Error",
-        content: { "application/json": { schema: errorRef } },
-      };
-    }
+    tags.add(r.tag);
+    const etag = r.response.headers?.includes("ETag") ?? false;
+    conditional ||= etag;
     const operation: Json = {
       operationId: r.operationId,
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
       tags: [r.tag],
-      parameters: [...parameters(components, r.params, "path"), ...parameters(components, r.query, "query")],
+      parameters: [
+        ...parameters(components, r.params, "path"),
+        ...parameters(components, r.query, "query"),
+        ...(etag ? [{ $ref: "#/components/parameters/IfNoneMatch" }] : []),
+      ],
       ...(r.body
         ? {
             requestBody: {
@@ -105,7 +253,7 @@ export function openApiDocument(routes: Route[], publicUrl: string): Json {
             },
           }
         : {}),
-      responses,
+      responses: responses(components, r),
       security:
         r.access === "token"
           ? [{ bearerAuth: [] }]
@@ -117,20 +265,28 @@ export function openApiDocument(routes: Route[], publicUrl: string): Json {
     paths[r.path] ??= {};
     (paths[r.path] as Record<string, Json>)[r.method] = operation;
   }
-  paths["/public/v1/openapi.json"] = {
+  paths[OPENAPI_PATH] = {
     get: {
       operationId: "openapi",
       summary: "This document",
+      description: "CORS is open to any origin. The API reference at /docs renders it.",
       tags: ["Operations"],
       security: [],
-      responses: { 200: { description: "OpenAPI 3.1 document" } },
+      responses: {
+        200: {
+          description: "The OpenAPI 3.1 document",
+          headers: components.headers(["X-Request-Id", "DocumentCacheControl"]),
+          content: { "application/json": { schema: { type: "object", description: "An OpenAPI 3.1 document" } } },
+        },
+      },
     },
   };
   return {
     openapi: "3.1.0",
     info: {
       title: "Porchlight API",
-      version: "1.0.0",
+      version: pkg.version,
+      license: { name: pkg.license, identifier: pkg.license },
       description: [
         "Site monitoring and status pages. Authenticated routes take `Authorization: Bearer <token>`; a token is",
         "printed once on the first start and made with `porchlight token create --email E`.",
@@ -141,19 +297,43 @@ export function openApiDocument(routes: Route[], publicUrl: string): Json {
         "",
         "Errors: every error is the envelope `{success: false, message, code, error, details?}` where `code` is the",
         "HTTP status and `error` a stable machine-readable kind. Plan limits answer 403 with `error: limit_reached`.",
+        "An unexpected failure answers 500 with `error: internal`; quote its X-Request-Id when reporting it.",
+        "",
+        "Rate limits: each token has a limit per minute, and each anonymous utility one per client; answers counted",
+        "against a limit carry RateLimit and RateLimit-Policy, and going over answers 429 `rate_limited` with",
+        "Retry-After.",
       ].join("\n"),
     },
     servers: [{ url: publicUrl }],
+    tags: Object.entries(TAGS)
+      .filter(([name]) => tags.has(name as Tag))
+      .map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas: components.schemas,
+      headers: components.headerComponents(),
+      ...(conditional
+        ? {
+            parameters: {
+              IfNoneMatch: {
+                name: "If-None-Match",
+                in: "header",
+                required: false,
+                description:
+                  "ETags from earlier answers (comma-separated, weak or strong, or `*`): 304 without a body while one of them is current",
+                schema: { type: "string" },
+              },
+            },
+          }
+        : {}),
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "An API token (pl_…)" },
         statusPagePassword: {
           type: "apiKey",
           in: "header",
           name: "X-Status-Page-Password",
-          description: "The password of a password-protected status page, exact and case-sensitive",
+          description:
+            "The password of a password-protected status page, exact and case-sensitive, sent as UTF-8; never in a URL or cookie",
         },
       },
     },

@@ -135,8 +135,14 @@ export function publicPageRoutes(deps: PublicPageDeps) {
           "Public pages: no credentials, ETag and 304. Password pages: X-Status-Page-Password, exact and case-sensitive; answers are private, no-store; repeated wrong passwords from one client answer 429 with Retry-After. Private pages: a workspace member's bearer token. CORS is open to any origin.",
         tag: "Public status pages",
         access: "page",
+        rateLimit: "attempts",
         params: SlugParams,
-        response: { status: 200, description: part.what, schema: part.schema },
+        response: {
+          status: 200,
+          description: part.what,
+          schema: part.schema,
+          headers: ["ETag", "StatusPageCacheControl", "StatusPageVary"],
+        },
         errors: [401, 404, 429],
         async handler({ params, c }) {
           const view = params.slug.length <= 64 ? await deps.views.get(params.slug) : null;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Permission } from "../contract/account.ts";
 import type { Principal } from "../store/store.ts";
 import { ApiError, badRequest, type FieldDetail } from "./errors.ts";
+import type { ResponseHeader, Tag } from "./openapi.ts";
 
 type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
 const Empty = z.object({});
@@ -13,6 +14,14 @@ type Empty = typeof Empty;
  * runs in the handler. `none`: anyone.
  */
 export type Access = "token" | "page" | "none";
+
+/**
+ * The limit a route answers 429 for besides the per-token one every `token` route has (app.ts), for the OpenAPI
+ * document (the handler does the limiting). `client`: every request counts against a limit per client address,
+ * and answers counted carry RateLimit and RateLimit-Policy. `attempts`: only failed attempts count (a status
+ * page's wrong passwords), and the 429 carries Retry-After alone.
+ */
+export type RateLimitKind = "client" | "attempts";
 
 export interface RouteInput<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
   params: z.output<P>;
@@ -42,13 +51,24 @@ export interface Route<
   operationId: string;
   summary: string;
   description?: string;
-  tag: string;
+  /** The operation's group in the document; a new group needs its description in openapi.ts's TAGS. */
+  tag: Tag;
   access: Access;
   permission?: Permission;
+  rateLimit?: RateLimitKind;
   params?: P;
   query?: Q;
   body?: B;
-  response: { status: number; description: string; schema: R; headers?: Record<string, string> };
+  response: {
+    status: number;
+    description: string;
+    schema: R;
+    /**
+     * Headers the success answer carries besides X-Request-Id and the rate-limit fields, as openapi.ts names them.
+     * `ETag` promises that the route honours If-None-Match with a 304 that carries the same headers.
+     */
+    headers?: ResponseHeader[];
+  };
   /** Error statuses this route can answer, for the OpenAPI document. */
   errors: number[];
   handler: (input: RouteInput<P, Q, B>) => Promise<Reply<R>>;
