@@ -54,7 +54,8 @@ const LINT_CONFIG = {
       },
     },
     "request-mime-type": { severity: "error", allowedValues: ["application/json"] },
-    "response-mime-type": { severity: "error", allowedValues: ["application/json"] },
+    // JSON, and the status badges' SVG images.
+    "response-mime-type": { severity: "error", allowedValues: ["application/json", "image/svg+xml"] },
   },
 };
 

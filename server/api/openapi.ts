@@ -80,6 +80,11 @@ const HEADERS = {
     description: "On a password or private page's answers, which depend on the credentials sent.",
     schema: { type: "string", const: "Authorization, X-Status-Page-Password" },
   },
+  BadgeCacheControl: {
+    header: "Cache-Control",
+    description: "Any cache may keep a badge for a minute.",
+    schema: { type: "string", const: "public, max-age=60" },
+  },
   DocumentCacheControl: {
     header: "Cache-Control",
     description: "Any cache may keep the document for five minutes.",
@@ -139,6 +144,9 @@ class Components {
         const out: Json = {};
         for (const [k, v] of Object.entries(value)) {
           if (k === "$schema" || k === "$defs") continue;
+          // z.int()'s bounds are JavaScript's safe integers: no contract, and references show them as examples.
+          if (k === "minimum" && v === Number.MIN_SAFE_INTEGER) continue;
+          if (k === "maximum" && v === Number.MAX_SAFE_INTEGER) continue;
           out[k] =
             k === "$ref" && typeof v === "string"
               ? `#/components/schemas/${names[v.replace("#/$defs/", "")]}`
@@ -201,7 +209,9 @@ function responses(components: Components, r: Route): Record<string, Json> {
     [r.response.status]: {
       description: r.response.description,
       headers: successHeaders,
-      content: { "application/json": { schema: components.convert(r.response.schema, "output") } },
+      content: {
+        [r.response.contentType ?? "application/json"]: { schema: components.convert(r.response.schema, "output") },
+      },
     },
   };
   if (r.response.headers?.includes("ETag")) {

@@ -63,6 +63,8 @@ export interface Route<
     status: number;
     description: string;
     schema: R;
+    /** The success answer's media type, for the OpenAPI document (default application/json). */
+    contentType?: string;
     /**
      * Headers the success answer carries besides X-Request-Id and the rate-limit fields, as openapi.ts names them.
      * `ETag` promises that the route honours If-None-Match with a 304 that carries the same headers.
