@@ -9,6 +9,7 @@ import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { principalFrom } from "./auth.ts";
+import { docsRoutes } from "./docs.ts";
 import { embedRoutes } from "./embed.ts";
 import { ApiError, errorBody, forbidden, unauthorized } from "./errors.ts";
 import { publicReadFastPath, siteDetailFastPath } from "./fast-path.ts";
@@ -136,6 +137,7 @@ export function createApp({
   }
 
   embedRoutes(app as unknown as Hono, embedDir);
+  docsRoutes(app as unknown as Hono, { publicUrl: config.publicUrl });
 
   app.get("/public/v1/openapi.json", (c) =>
     c.body(document, 200, {

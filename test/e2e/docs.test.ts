@@ -1,0 +1,160 @@
+import { mkdirSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { gunzipSync } from "node:zlib";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describeBrowser, launchChromium } from "../browser.ts";
+import { makeApp, sqliteKind } from "../helpers.ts";
+
+const ARTIFACTS = "test-artifacts";
+const TYPES: Record<string, RegExp> = {
+  ".js": /^text\/javascript; charset=utf-8$/,
+  ".css": /^text\/css; charset=utf-8$/,
+  ".png": /^image\/png$/,
+};
+
+let app: ReturnType<typeof makeApp>["app"];
+let listener: ReturnType<typeof makeApp>["listener"];
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  const opened = await sqliteKind.open();
+  cleanup = opened.cleanup;
+  ({ app, listener } = makeApp(opened.store));
+});
+afterAll(() => cleanup());
+
+/** The addresses the page's markup asks for (stylesheets, icons, scripts, links). */
+function referenced(html: string): string[] {
+  return [...html.matchAll(/\s(?:href|src)="([^"]+)"/g)].map((m) => m[1] as string);
+}
+
+describe("GET /docs: the API reference page and its files", () => {
+  test("/docs and /docs/ answer the page, with a policy that allows no inline or foreign script", async () => {
+    for (const path of ["/docs", "/docs/"]) {
+      const res = await app.request(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      const csp = res.headers.get("content-security-policy") ?? "";
+      const directives = Object.fromEntries(
+        csp.split(";").map((d) => {
+          const [name = "", ...values] = d.trim().split(/\s+/);
+          return [name, values];
+        }),
+      );
+      expect(directives["default-src"]).toEqual(["'none'"]);
+      expect(directives["script-src"]).toEqual(["'self'"]);
+      expect(directives["frame-ancestors"]).toEqual(["'none'"]);
+      const html = await res.text();
+      expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
+      expect(html).toContain('data-url="/public/v1/openapi.json"');
+      // No CDN: every file is this server's.
+      expect(html).not.toMatch(/(?:href|src)="(?:https?:)?\/\//);
+    }
+  });
+
+  test("every file the page names answers 200 with its type, cached a year, and gzip when asked", async () => {
+    const html = await (await app.request("/docs")).text();
+    const files = referenced(html).filter((path) => path.startsWith("/docs/"));
+    expect(files.map((path) => path.replace(/\.[0-9a-f]{10}\./, "."))).toEqual([
+      "/docs/swagger-ui.css",
+      "/docs/index.css",
+      "/docs/favicon-32x32.png",
+      "/docs/favicon-16x16.png",
+      "/docs/swagger-ui-bundle.js",
+      "/docs/init.js",
+    ]);
+    for (const path of files) {
+      const plain = await app.request(path);
+      expect(plain.status, path).toBe(200);
+      expect(plain.headers.get("content-type"), path).toMatch(TYPES[path.slice(path.lastIndexOf("."))] as RegExp);
+      expect(plain.headers.get("cache-control"), path).toBe("public, max-age=31536000, immutable");
+      const bytes = new Uint8Array(await plain.arrayBuffer());
+      expect(bytes.byteLength, path).toBeGreaterThan(100);
+      if (path.endsWith(".png")) continue;
+      const zipped = await app.request(path, { headers: { "accept-encoding": "br;q=1, gzip;q=0.5" } });
+      expect(zipped.headers.get("content-encoding"), path).toBe("gzip");
+      expect(zipped.headers.get("vary"), path).toBe("Accept-Encoding");
+      // Buffer.equals: a deep comparison of a 1.7 MB array element by element takes seconds.
+      expect(gunzipSync(new Uint8Array(await zipped.arrayBuffer())).equals(bytes), path).toBe(true);
+    }
+    const refused = await app.request(files[4] as string, { headers: { "accept-encoding": "gzip;q=0" } });
+    expect(refused.headers.get("content-encoding")).toBeNull();
+  });
+
+  test("an unknown file is a 404, and the page is not an operation of the API", async () => {
+    expect((await app.request("/docs/swagger-ui-bundle.js")).status).toBe(404);
+    expect((await app.request("/docs/nothing.0123456789.js")).status).toBe(404);
+    const doc = await (await app.request("/public/v1/openapi.json")).json();
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith("/docs"))).toEqual([]);
+  });
+});
+
+describeBrowser("the API reference in Chromium", () => {
+  let browser: Browser;
+  let server: Server;
+  let origin: string;
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    server = createServer(listener);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  test("renders every operation of the document from this origin alone, with no error and no policy violation", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(String(error)));
+    page.on("request", (request) => requests.push(request.url()));
+    await page.addInitScript(() => {
+      document.addEventListener("securitypolicyviolation", (event) => {
+        console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
+      });
+    });
+
+    const res = await page.goto(`${origin}/docs`);
+    expect(res?.status()).toBe(200);
+    const listSites = page.locator(".opblock-summary", { hasText: "/public/v1/sites" }).filter({ hasText: "GET" });
+    await expect.poll(() => listSites.count()).toBe(1);
+    await expect.poll(() => listSites.innerText()).toContain("List the workspace's sites, newest first");
+
+    const doc = await (await app.request("/public/v1/openapi.json")).json();
+    const documented = Object.values(doc.paths).flatMap((methods) => Object.keys(methods as object)).length;
+    expect(await page.locator(".opblock").count()).toBe(documented);
+    for (const tag of doc.tags as { name: string }[]) {
+      expect(await page.locator(".opblock-tag", { hasText: tag.name }).count(), tag.name).toBeGreaterThan(0);
+    }
+    await expect.poll(() => page.locator(".info .title").innerText()).toContain("Porchlight API");
+    // The validator badge would load an image from validator.swagger.io.
+    expect(await page.locator(".validator-badge, img[src*='validator']").count()).toBe(0);
+
+    await page.screenshot({ path: `${ARTIFACTS}/docs.png` });
+
+    // An operation opened: its 429 and the headers its answers carry, from the document's components.
+    await listSites.click();
+    const opened = page.locator(".opblock.is-open", { hasText: "/public/v1/sites" });
+    await expect.poll(() => opened.locator(".responses-table .response[data-code='429']").count()).toBe(1);
+    const answers = await opened.locator(".responses-table").first().innerText();
+    for (const name of ["X-Request-Id", "RateLimit-Policy", "RateLimit", "Retry-After"])
+      expect(answers).toContain(name);
+    await opened.screenshot({ path: `${ARTIFACTS}/docs-operation.png` });
+    expect(problems).toEqual([]);
+    expect(requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"))).toEqual([]);
+    expect(requests).toContain(`${origin}/public/v1/openapi.json`);
+    await context.close();
+  });
+});
