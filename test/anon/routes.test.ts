@@ -34,8 +34,12 @@ const listen = (server: Server, host = SITE_ADDRESS) =>
     server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
   });
 
+// Made for the real clock (TLS reads it); the snapshot's clock starts where they were issued, and the domain's
+// expiry is a fixed distance from there, so no figure depends on today.
+const certs = makeCertificates();
+const DOMAIN_EXPIRES = new Date(certs.issuedAt.getTime() + 1500 * 86_400_000).toISOString();
+
 beforeAll(async () => {
-  const certs = makeCertificates();
   ca = certs.ca;
   // The "public" site: Cloudflare's headers, WordPress's HTML, over https with a certificate for example.com.
   sitePort = await listen(
@@ -53,7 +57,7 @@ beforeAll(async () => {
       res.writeHead(200, { "content-type": "application/rdap+json" });
       res.end(
         JSON.stringify({
-          events: [{ eventAction: "expiration", eventDate: "2030-01-02T00:00:00Z" }],
+          events: [{ eventAction: "expiration", eventDate: DOMAIN_EXPIRES }],
           entities: [{ roles: ["registrar"], vcardArray: ["vcard", [["fn", {}, "text", "Test Registrar Inc."]]] }],
         }),
       );
@@ -90,7 +94,7 @@ afterAll(async () => {
 
 /** Every name of the test resolves to the one allowed address; the site listens on a non-default port. */
 function setup(store: Store, env: Record<string, string> = {}) {
-  const clock = new TestClock(new Date());
+  const clock = new TestClock(certs.issuedAt);
   const config = testConfig({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, ...env });
   const logger = createLogger("silent");
   const mailer: Mailer = createMailer({
@@ -159,10 +163,10 @@ describeStores("anonymous utilities", (kind) => {
       cdn: "Cloudflare",
       cms: "WordPress",
       ssl: { valid: true },
-      domainMeta: { registrar: "Test Registrar Inc.", expirationDate: "2030-01-02T00:00:00.000Z" },
+      domainMeta: { registrar: "Test Registrar Inc.", expirationDate: DOMAIN_EXPIRES },
     });
-    expect(snap.snapshot.ssl.daysLeft).toBeGreaterThanOrEqual(8);
-    expect(snap.snapshot.domainMeta.daysLeft).toBeGreaterThan(1000);
+    expect(snap.snapshot.ssl.daysLeft).toBe(10);
+    expect(snap.snapshot.domainMeta.daysLeft).toBe(1500);
 
     // The same domain again within the reuse window: the same snapshot, no new job.
     const again = await api.post("/public/anon/domain-snapshot", { domain: "shop.example.com" });
