@@ -62,6 +62,8 @@ export const ConfigSchema = z.object({
   PORCHLIGHT_SNAPSHOT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(20),
   PORCHLIGHT_SNAPSHOT_REUSE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   PORCHLIGHT_REPORT_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(240).default(5),
+  PORCHLIGHT_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").max(256).optional(),
+  PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
 });
 
 export type Config = {
@@ -90,9 +92,16 @@ export type Config = {
   limits: { snapshotsPerMinute: number; pollsPerMinute: number; reportsPerHour: number; apiPerMinute: number };
   snapshot: { concurrency: number; timeoutMs: number; reuseMs: number };
   reportIntervalMs: number;
+  /** A bearer token GET /metrics requires; undefined leaves /metrics open. */
+  metricsToken: string | undefined;
+  /** How long `serve` and `worker` may take to stop on SIGINT or SIGTERM before they exit anyway, with 1. */
+  shutdownTimeoutMs: number;
 };
 
 export class ConfigError extends Error {}
+
+/** Variables whose values are never shown, not even in an error about them. */
+const SECRET_VARIABLES = new Set(["PORCHLIGHT_METRICS_TOKEN"]);
 
 /** Parses the environment once. A bad value throws a ConfigError naming the variable and what it accepts. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
@@ -101,8 +110,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? "environment");
-      // A URL's password (DATABASE_URL) must not reach a terminal or a log through an error message.
-      const shown = (env[name] ?? "").replace(/(\/\/[^/@:]*:)[^@/]*@/, "$1***@");
+      // A URL's password (DATABASE_URL) and a secret must not reach a terminal or a log through an error message.
+      const shown = SECRET_VARIABLES.has(name) ? "***" : (env[name] ?? "").replace(/(\/\/[^/@:]*:)[^@/]*@/, "$1***@");
       return `${name}=${JSON.stringify(shown)}: ${issue.message}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
@@ -140,5 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       reuseMs: e.PORCHLIGHT_SNAPSHOT_REUSE_SECONDS * 1000,
     },
     reportIntervalMs: e.PORCHLIGHT_REPORT_INTERVAL_MINUTES * 60_000,
+    metricsToken: e.PORCHLIGHT_METRICS_TOKEN,
+    shutdownTimeoutMs: e.PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS * 1000,
   };
 }

@@ -20,7 +20,12 @@ test("defaults: port 8787, ./data, SQLite, info logs", () => {
     allowPrivateTargets: false,
     checkConcurrency: 500,
     resultRetentionHours: 48,
+    shutdownTimeoutMs: 10_000,
   });
+});
+
+test("the shutdown deadline is given in seconds", () => {
+  expect(loadConfig({ PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS: "30" }).shutdownTimeoutMs).toBe(30_000);
 });
 
 test("the engine's settings are parsed", () => {
@@ -70,6 +75,8 @@ test.each([
   ["PORCHLIGHT_ALLOW_PRIVATE_TARGETS", "yes"],
   ["PORCHLIGHT_CHECK_CONCURRENCY", "0"],
   ["PORCHLIGHT_RESULT_RETENTION_HOURS", "0"],
+  ["PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS", "0"],
+  ["PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS", "1.5"],
 ])("a bad %s (%s) stops start-up with a message naming it", (name, value) => {
   expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));
