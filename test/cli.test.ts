@@ -1,12 +1,347 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hashToken } from "../server/accounts/secrets.ts";
-import { runCommand } from "../server/cli/commands.ts";
+import { firstStartMessage } from "../server/cli/first-start.ts";
+import { type CliDeps, runCli } from "../server/cli/program.ts";
+import { shutdown } from "../server/cli/shutdown.ts";
+import type { Config } from "../server/config.ts";
+import { createLogger } from "../server/log.ts";
 import type { Store } from "../server/store/store.ts";
-import { client, describeStores, makeApp } from "./helpers.ts";
+import { client, createPostgresDatabase, describeStores, freePort, makeApp } from "./helpers.ts";
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
+const tokenIn = (text: string) => /pl_[\w-]{43}/.exec(text)?.[0];
+const RULE = /^\+-+\+$/;
+
+/** `node bin/porchlight.js ARGS` to its end: exit code, stdout, stderr. */
+async function porchlight(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []) {
+  try {
+    const { stdout, stderr } = await execFileAsync("node", [...nodeArgs, "bin/porchlight.js", ...args], {
+      env: { ...process.env, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** A long-running `porchlight ARGS` (serve, worker), its stdout and stderr apart. */
+function launch(args: string[], env: Record<string, string>) {
+  const child = spawn("node", ["bin/porchlight.js", ...args], {
+    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  return {
+    stdout: () => stdout,
+    /** Resolves once stdout satisfies `done`; rejects if the process exits first. */
+    until: (done: (stdout: string) => boolean) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!done(stdout)) return;
+          child.stdout.off("data", check);
+          resolve();
+        };
+        child.stdout.on("data", check);
+        check();
+        void exited.then((code) => reject(new Error(`exited (${code}) early:\n${stdout}\n${stderr}`)));
+      }),
+    stop: (signal: NodeJS.Signals = "SIGTERM") => {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+const boxDone = (stdout: string) => stdout.split("\n").filter((line) => RULE.test(line)).length >= 2;
+
+const unused = () => Promise.reject(new Error("not used by this test"));
+
+/** The command line in this process, printing into arrays. */
+async function cli(argv: string[], deps: Partial<CliDeps> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, {
+    io: { out: (l) => out.push(l), err: (l) => err.push(l) },
+    env: {},
+    cwd: "/srv/porchlight",
+    version: "9.9.9",
+    now: () => new Date(),
+    withStore: unused,
+    serve: unused,
+    work: unused,
+    refreshRdap: unused,
+    ...deps,
+  });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+describe("the porchlight command line", () => {
+  test("--version and -V print package.json's version", async () => {
+    for (const flag of ["--version", "-V"]) {
+      const { code, stdout } = await porchlight([flag]);
+      expect(code).toBe(0);
+      expect(stdout).toBe(`${version}\n`);
+    }
+  });
+
+  test.each([
+    [["--help"], ["serve", "worker", "rdap", "user", "token", "help", "--version"]],
+    [["help"], ["serve", "worker", "rdap", "user", "token"]],
+    [
+      ["serve", "--help"],
+      ["--port", "--host", "--data-dir"],
+    ],
+    [
+      ["help", "serve"],
+      ["--port", "--host", "--data-dir"],
+    ],
+    [
+      ["worker", "--help"],
+      ["--region", "--data-dir"],
+    ],
+    [["rdap", "--help"], ["refresh"]],
+    [
+      ["rdap", "refresh", "--help"],
+      ["--from", "--data-dir"],
+    ],
+    [["user", "--help"], ["create"]],
+    [
+      ["user", "create", "--help"],
+      ["--email", "--plan", "--join", "--role", "--data-dir"],
+    ],
+    [
+      ["help", "user", "create"],
+      ["--email", "--plan", "--join", "--role", "--data-dir"],
+    ],
+    [
+      ["token", "--help"],
+      ["create", "list", "revoke"],
+    ],
+    [
+      ["token", "create", "--help"],
+      ["--email", "--name", "--data-dir"],
+    ],
+    [
+      ["token", "list", "--help"],
+      ["--email", "--data-dir"],
+    ],
+    [
+      ["token", "revoke", "--help"],
+      ["<id>", "--data-dir"],
+    ],
+  ])("%j prints the usage with %j and exits 0", async (argv, names) => {
+    const { code, stdout, stderr } = await porchlight(argv);
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    expect(stdout).toMatch(/^Usage: porchlight/);
+    for (const name of names) expect(stdout).toContain(name);
+  });
+
+  test("serve --help neither listens nor opens the store", async () => {
+    const root = mkdtempSync(join(tmpdir(), "porchlight-cli-"));
+    try {
+      const port = await freePort();
+      // It exits by itself (a server would not), and makes no data directory.
+      const res = await porchlight(["serve", "--help", "--port", String(port), "--data-dir", join(root, "flag")], {
+        PORCHLIGHT_DATA_DIR: join(root, "env"),
+      });
+      expect(res.code).toBe(0);
+      expect(res.stdout).toContain("Usage: porchlight serve");
+      expect(existsSync(join(root, "flag"))).toBe(false);
+      expect(existsSync(join(root, "env"))).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test.each([
+    [["frobnicate"], /^error: unknown command 'frobnicate'/, "Usage: porchlight [options] [command]"],
+    [["help", "frobnicate"], /^error: unknown command 'frobnicate'/, "Usage: porchlight [options] [command]"],
+    [["serve", "--bogus"], /^error: unknown option '--bogus'/, "Usage: porchlight serve"],
+    [["serve", "extra"], /^error: too many arguments for 'serve'/, "Usage: porchlight serve"],
+    [
+      ["serve", "--port", "eighty"],
+      /^error: option '--port <port>' argument 'eighty' is invalid/,
+      "Usage: porchlight serve",
+    ],
+    [["worker", "--region", "EU West"], /^error: option '--region <region>'/, "Usage: porchlight worker"],
+    [["token"], /^Usage: porchlight token/, "create"],
+    [["token", "revoke"], /^error: missing required argument 'id'/, "Usage: porchlight token revoke"],
+    [
+      ["user", "create", "--plan", "team"],
+      /^error: required option '--email <email>'/,
+      "Usage: porchlight user create",
+    ],
+  ])("%j is a usage error: exit 2, the message and the usage on stderr", async (argv, message, usage) => {
+    const { code, stdout, stderr } = await porchlight(argv);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(message);
+    expect(stderr).toContain(usage);
+  });
+
+  test.each(["20.19.0", "22.18.1"])(
+    "on Node.js %s it says what it needs and exits 1 before loading anything",
+    async (node) => {
+      const pretend = `data:text/javascript,Object.defineProperty(process,"versions",{value:{...process.versions,node:"${node}"}})`;
+      const { code, stdout, stderr } = await porchlight(["--version"], {}, ["--import", pretend]);
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(new RegExp(`^Porchlight needs Node.js 22.19 or newer; this is v${node}\\. .*\\n$`));
+    },
+  );
+
+  test("flags override the environment and are checked by the same schema", async () => {
+    let served: Config | undefined;
+    const serve = async (config: Config) => {
+      served = config;
+    };
+    const env = { PORT: "1234", HOST: "0.0.0.0", PORCHLIGHT_DATA_DIR: "/var/lib/env" };
+    const argv = ["serve", "--port", "9999", "--host", "127.0.0.1", "--data-dir", "here"];
+    expect((await cli(argv, { env, serve })).code).toBe(0);
+    expect(served).toMatchObject({
+      port: 9999,
+      host: "127.0.0.1",
+      dataDir: "/srv/porchlight/here",
+      publicUrl: "http://localhost:9999",
+    });
+    // Without flags, the environment; with a flag, a bad variable it overrides no longer matters.
+    expect((await cli([], { env, serve })).code).toBe(0);
+    expect(served).toMatchObject({ port: 1234, host: "0.0.0.0", dataDir: "/var/lib/env" });
+    expect((await cli(["serve", "--port", "80"], { env: { PORT: "eighty" }, serve })).code).toBe(0);
+    expect(served?.port).toBe(80);
+
+    for (const [flag, value] of [
+      ["--port", "70000"],
+      ["--port", ""],
+      ["--host", ""],
+      ["--data-dir", ""],
+    ] as const) {
+      const res = await cli(["serve", flag, value], { serve });
+      expect(res.code).toBe(2);
+      expect(res.err).toContain(`option '${flag} <`);
+      expect(res.err).toContain("Usage: porchlight serve");
+    }
+    // A bad variable that no flag overrides is a refusal naming it, as for the server itself.
+    const bad = await cli(["serve"], { env: { PORT: "eighty" }, serve });
+    expect(bad).toMatchObject({ code: 1, out: "" });
+    expect(bad.err).toContain('PORT="eighty"');
+  });
+
+  test("worker takes --region (default PORCHLIGHT_REGION) and --data-dir", async () => {
+    const started: [string, string][] = [];
+    const work = async (config: Config, region: string) => {
+      started.push([config.dataDir, region]);
+    };
+    const env = { PORCHLIGHT_REGION: "eu", PORCHLIGHT_DATA_DIR: "/var/lib/env" };
+    expect((await cli(["worker"], { env, work })).code).toBe(0);
+    expect((await cli(["worker", "--region", "us-east", "--data-dir", "/data"], { env, work })).code).toBe(0);
+    expect(started).toEqual([
+      ["/var/lib/env", "eu"],
+      ["/data", "us-east"],
+    ]);
+  });
+
+  test("rdap refresh: a bad --from is a usage error, a failed download a refusal", async () => {
+    const refreshRdap = async (_config: Config, from: string | undefined) => {
+      if (from === "https://down.example/dns.json") throw new Error(`${from} answered HTTP 503`);
+      return {
+        publication: "2026-01-01T00:00:00Z",
+        services: [[["com"], ["https://rdap.example/"]]] as [string[], string[]][],
+      };
+    };
+    const saved = await cli(["rdap", "refresh", "--data-dir", "/data"], { refreshRdap });
+    expect(saved).toMatchObject({
+      code: 0,
+      out: "Saved the RDAP bootstrap (1 services, published 2026-01-01T00:00:00Z) to /data",
+    });
+    expect((await cli(["rdap", "refresh", "--from", "ftp://x"], { refreshRdap })).code).toBe(2);
+    const down = await cli(["rdap", "refresh", "--from", "https://down.example/dns.json"], { refreshRdap });
+    expect(down).toMatchObject({
+      code: 1,
+      err: "The RDAP bootstrap was not refreshed: https://down.example/dns.json answered HTTP 503",
+    });
+  });
+
+  test("a worker stopped with SIGTERM exits 0", async () => {
+    const root = mkdtempSync(join(tmpdir(), "porchlight-cli-"));
+    try {
+      const worker = launch(["worker", "--region", "eu", "--data-dir", root], { DATABASE_URL: "" });
+      await worker.until((out) => out.includes('"msg":"engine started"'));
+      expect(await worker.stop()).toBe(0);
+      expect(worker.stdout()).toContain('"msg":"stopped"');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("shutdown", () => {
+  const logged = () => {
+    const lines: { level: number; msg: string }[] = [];
+    const logger = createLogger("info", { write: (line: string) => lines.push(JSON.parse(line)) });
+    return { logger, lines };
+  };
+
+  test("a stop that finishes in time exits 0", async () => {
+    const { logger, lines } = logged();
+    expect(await shutdown({ logger, timeoutMs: 60_000, stop: async () => {} })).toBe(0);
+    expect(lines.map((l) => l.msg)).toEqual(["stopped"]);
+  });
+
+  test("a stop that fails, or is still running at the deadline, is a forced exit: 1, logged", async () => {
+    for (const stop of [() => Promise.reject(new Error("store gone")), () => new Promise<void>(() => {})]) {
+      const { logger, lines } = logged();
+      expect(await shutdown({ logger, timeoutMs: 1, stop })).toBe(1);
+      expect(lines).toEqual([expect.objectContaining({ level: 50, msg: expect.stringContaining("forced exit") })]);
+    }
+  });
+});
+
+describe("the first start's message", () => {
+  const token = `pl_${"x".repeat(43)}`;
+  test.each([
+    ["127.0.0.1", "http://127.0.0.1:8787", false],
+    ["0.0.0.0", "http://localhost:8787", true],
+    ["::", "http://localhost:8787", true],
+    ["::1", "http://[::1]:8787", false],
+    ["status.internal", "http://status.internal:8787", false],
+  ])("listening on %s: a box naming %s, the token and a curl example", (host, url, everywhere) => {
+    const text = firstStartMessage({ ownerEmail: "me@example.com", token, host, port: 8787 });
+    const lines = text.replace(/^\n/, "").replace(/\n$/, "").split("\n");
+    const [first, last] = [lines[0] as string, lines.at(-1) as string];
+    expect(first).toMatch(RULE);
+    expect(last).toBe(first);
+    for (const line of lines.slice(1, -1)) {
+      expect(line).toMatch(/^\| .* \|$/);
+      expect(line).toHaveLength(first.length);
+    }
+    expect(text).toContain(`Porchlight is listening on ${url}`);
+    expect(text.includes("every other address")).toBe(everywhere);
+    expect(text).toContain("me@example.com (plan stack)");
+    expect(text).toContain(`    ${token}  `);
+    expect(text).toContain("It is shown only this once.");
+    expect(text).toContain(`curl -H "Authorization: Bearer ${token}" ${url}/public/v1/sites`);
+  });
+});
 
 describeStores("porchlight command", (kind) => {
   let store: Store;
@@ -19,23 +354,19 @@ describeStores("porchlight command", (kind) => {
   });
   afterAll(() => cleanup());
 
-  const cli = async (...argv: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCommand(store, argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-    return { code, out, err };
-  };
+  const run = (...argv: string[]) =>
+    cli(argv, { env: { PORCHLIGHT_DATA_DIR: dataDir }, withStore: (_config, use) => use(store) });
 
   test("user create makes an owner of a new workspace on a plan (default free)", async () => {
-    expect((await cli("user", "create", "--email", "Ada@Example.com")).code).toBe(0);
+    expect((await run("user", "create", "--email", "Ada@Example.com")).code).toBe(0);
     expect(await store.findUserByEmail("ada@example.com")).toMatchObject({ role: "owner", plan: "free" });
-    expect((await cli("user", "create", "--email", "team@example.com", "--plan", "team")).code).toBe(0);
+    expect((await run("user", "create", "--email", "team@example.com", "--plan", "team")).code).toBe(0);
     expect(await store.findUserByEmail("team@example.com")).toMatchObject({ plan: "team" });
   });
 
   test("user create --join adds a member with a role to the owner's workspace", async () => {
-    await cli("user", "create", "--email", "boss@example.com", "--plan", "solo");
-    const res = await cli(
+    await run("user", "create", "--email", "boss@example.com", "--plan", "solo");
+    const res = await run(
       "user",
       "create",
       "--email",
@@ -51,31 +382,38 @@ describeStores("porchlight command", (kind) => {
     expect(ed).toMatchObject({ role: "editor", plan: "solo", workspace_id: boss?.workspace_id });
   });
 
+  // 2: how the command was typed (the usage follows the message); 1: refused for what is in the store.
   test.each([
-    [["user", "create"], 2, /--email/],
-    [["user", "create", "--email", "nope"], 1, /--email/],
-    [["user", "create", "--email", "a1@example.com", "--plan", "gold"], 1, /--plan/],
+    [["user", "create"], 2, /required option '--email <email>'/],
+    [["user", "create", "--email", "nope"], 2, /--email: Invalid email address/],
+    [["user", "create", "--email", "a1@example.com", "--plan", "gold"], 2, /--plan <plan>' argument 'gold'/],
     [["user", "create", "--email", "a2@example.com", "--join", "ghost@example.com"], 1, /No user/],
-    [["user", "create", "--email", "a3@example.com", "--role", "admin"], 1, /--join/],
-    [["user", "create", "--email", "a4@example.com", "--join", "boss@example.com", "--role", "owner"], 1, /--role/],
-    [["user", "create", "--email", "a5@example.com", "--join", "boss@example.com", "--plan", "team"], 1, /--plan/],
+    [["user", "create", "--email", "a2@example.com", "--join", "nope"], 2, /--join: Invalid email address/],
+    [["user", "create", "--email", "a3@example.com", "--role", "admin"], 2, /--role goes with --join/],
+    [["user", "create", "--email", "a4@example.com", "--join", "boss@example.com", "--role", "owner"], 2, /--role/],
+    [["user", "create", "--email", "a5@example.com", "--join", "boss@example.com", "--plan", "team"], 2, /--plan/],
     [["user", "create", "--email", "boss@example.com"], 1, /already exists/],
     [["token", "create", "--email", "ghost@example.com"], 1, /No user/],
-    [["token", "revoke"], 2, /one token ID/],
+    [["token", "create", "--email", "nope"], 2, /--email: Invalid email address/],
+    [["token", "create", "--email", "boss@example.com", "--name", " "], 2, /--name: /],
+    [["token", "list", "--email", "ghost@example.com"], 1, /No user/],
+    [["token", "revoke"], 2, /missing required argument 'id'/],
+    [["token", "revoke", "tok_a", "tok_b"], 2, /too many arguments/],
     [["token", "revoke", "tok_missing"], 1, /No token/],
-    [["token", "list", "--email", "boss@example.com", "--bogus"], 2, /bogus/],
-    [["frobnicate"], 2, /Unknown command/],
+    [["token", "list", "--email", "boss@example.com", "--bogus"], 2, /unknown option '--bogus'/],
+    [["frobnicate"], 2, /unknown command 'frobnicate'/],
   ])("%j exits %i with a message", async (argv, code, message) => {
-    const res = await cli(...(argv as string[]));
+    const res = await run(...(argv as string[]));
     expect(res.code).toBe(code);
-    expect(res.err.join("\n")).toMatch(message);
+    expect(res.out).toBe("");
+    expect(res.err).toMatch(message);
+    expect(res.err.includes("Usage: porchlight")).toBe(code === 2);
   });
 
   test("token create prints the token alone; it works, lists, and revokes at once", async () => {
-    await cli("user", "create", "--email", "tok@example.com");
-    const created = await cli("token", "create", "--email", "tok@example.com", "--name", "laptop");
-    expect(created.out).toHaveLength(1);
-    const token = created.out[0] as string;
+    await run("user", "create", "--email", "tok@example.com");
+    const created = await run("token", "create", "--email", "tok@example.com", "--name", "laptop");
+    const token = created.out;
     expect(token).toMatch(/^pl_[\w-]{43}$/);
     const rows = await store.db.selectFrom("api_tokens").selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(token);
@@ -83,40 +421,125 @@ describeStores("porchlight command", (kind) => {
 
     const { app } = makeApp(store);
     expect((await client(app, token).get("/public/v1/sites")).status).toBe(200);
-    const listed = await cli("token", "list", "--email", "tok@example.com");
-    expect(listed.out[0]).toBe("ID\tNAME\tCREATED\tLAST USED\tSTATE");
-    const line = listed.out.find((l) => l.includes("laptop")) as string;
+    const listed = (await run("token", "list", "--email", "tok@example.com")).out.split("\n");
+    expect(listed[0]).toBe("ID\tNAME\tCREATED\tLAST USED\tSTATE");
+    const line = listed.find((l) => l.includes("laptop")) as string;
     const id = line.split("\t")[0] as string;
     expect(line).toMatch(/\tactive$/);
     expect(line.split("\t")[3]).not.toBe("never");
-    expect((await cli("token", "revoke", id)).out).toEqual([`Revoked ${id}`]);
+    expect((await run("token", "revoke", id)).out).toBe(`Revoked ${id}`);
     expect((await client(app, token).get("/public/v1/sites")).status).toBe(401);
-    expect((await cli("token", "list", "--email", "tok@example.com")).out[1]).toMatch(/\trevoked /);
-    expect((await cli("token", "revoke", id)).out).toEqual([`${id} was already revoked`]);
+    expect((await run("token", "list", "--email", "tok@example.com")).out.split("\n")[1]).toMatch(/\trevoked /);
+    expect(await run("token", "revoke", id)).toMatchObject({ code: 0, out: `${id} was already revoked` });
   });
 
   test("the installed command works against the same data directory or DATABASE_URL", async () => {
     const env = {
-      ...process.env,
       PORCHLIGHT_DATA_DIR: dataDir,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_URL: "" }),
     };
-    await run("node", ["bin/porchlight.js", "user", "create", "--email", "bin@example.com", "--plan", "team"], { env });
-    const { stdout } = await run("node", ["bin/porchlight.js", "token", "create", "--email", "bin@example.com"], {
-      env,
-    });
+    expect((await porchlight(["user", "create", "--email", "bin@example.com", "--plan", "team"], env)).code).toBe(0);
+    const { stdout } = await porchlight(["token", "create", "--email", "bin@example.com"], env);
     expect(stdout).toMatch(/^pl_[\w-]{43}\n$/);
     const { app } = makeApp(store);
-    expect((await client(app, stdout.trim()).get("/public/v1/sites")).status).toBe(200);
     // A revocation by another process is honoured on the very next request, whatever this process cached.
     const api = client(app, stdout.trim());
     expect((await api.get("/public/v1/sites")).status).toBe(200);
-    const listed = await run("node", ["bin/porchlight.js", "token", "list", "--email", "bin@example.com"], { env });
+    const listed = await porchlight(["token", "list", "--email", "bin@example.com"], env);
     const id = listed.stdout.split("\n")[1]?.split("\t")[0] as string;
-    await run("node", ["bin/porchlight.js", "token", "revoke", id], { env });
+    expect((await porchlight(["token", "revoke", id], env)).code).toBe(0);
     expect((await api.get("/public/v1/sites")).status).toBe(401);
-    const bad = await run("node", ["bin/porchlight.js", "token", "revoke"], { env }).catch((e) => e);
+    const bad = await porchlight(["token", "revoke"], env);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("Usage: porchlight");
+    expect(bad.stderr).toContain("Usage: porchlight token revoke");
+  });
+
+  test("serve listens where its flags say, ends its first start with the token's box, and stops with 0 (or 1 when forced)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "porchlight-cli-"));
+    const database = kind.name === "postgres" ? await createPostgresDatabase() : undefined;
+    try {
+      const port = await freePort();
+      const dir = join(root, "data");
+      // What the flags override: nothing may listen on 192.0.2.1 (TEST-NET) or use the environment's directory.
+      const env = {
+        PORT: String(await freePort()),
+        HOST: "192.0.2.1",
+        PORCHLIGHT_DATA_DIR: join(root, "env"),
+        DATABASE_URL: database?.url ?? "",
+        PORCHLIGHT_OWNER_EMAIL: "me@example.com",
+      };
+      const args = ["serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", dir];
+      const first = launch(args, env);
+      await first.until(boxDone);
+      const lines = first.stdout().split("\n");
+      const top = lines.findIndex((l) => RULE.test(l));
+      // The box is the last thing printed, right after the "listening" log line (and a blank line).
+      expect(lines.findLastIndex((l) => RULE.test(l))).toBe(lines.length - 2);
+      expect(lines.at(-1)).toBe("");
+      expect(lines[top - 1]).toBe("");
+      expect(JSON.parse(lines[top - 2] as string)).toMatchObject({
+        msg: "porchlight listening",
+        port,
+        host: "127.0.0.1",
+      });
+      const box = lines.slice(top).join("\n");
+      const token = tokenIn(box) as string;
+      expect(token).toBeDefined();
+      expect(box).toContain(`Porchlight is listening on http://127.0.0.1:${port}.`);
+      expect(box).toContain("me@example.com (plan stack)");
+      expect(box).toContain("It is shown only this once.");
+      expect(box).toContain(`curl -H "Authorization: Bearer ${token}" http://127.0.0.1:${port}/public/v1/sites`);
+
+      const base = `http://127.0.0.1:${port}`;
+      expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: "ok" });
+      expect(existsSync(join(dir, "porchlight.db"))).toBe(kind.name === "sqlite");
+      expect(existsSync(join(root, "env"))).toBe(false);
+      // The command line reaches the same store through the same flag.
+      const made = await porchlight(["token", "create", "--data-dir", dir, "--email", "me@example.com"], env);
+      expect(made.code).toBe(0);
+      const sites = await fetch(`${base}/public/v1/sites`, {
+        headers: { authorization: `Bearer ${made.stdout.trim()}` },
+      });
+      expect(sites.status).toBe(200);
+      expect(await first.stop()).toBe(0);
+      expect(first.stdout()).toContain('"msg":"stopped"');
+
+      // A second start on the same store prints no box. Its shutdown cannot finish while a request is under way
+      // (its body never comes), so it is forced at the deadline.
+      const second = launch(args, { ...env, PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS: "1" });
+      await second.until((out) => out.includes('"msg":"porchlight listening"'));
+      expect(tokenIn(second.stdout())).toBeUndefined();
+      expect(second.stdout()).not.toMatch(/^\+-/m);
+      const held = connect(port, "127.0.0.1");
+      try {
+        held.write(
+          [
+            "POST /public/v1/sites HTTP/1.1",
+            "Host: 127.0.0.1",
+            `Authorization: Bearer ${token}`,
+            "Content-Type: application/json",
+            "Content-Length: 100",
+            // Node answers 100 Continue once the request is under way: the moment to stop the server.
+            "Expect: 100-continue",
+            "",
+            "",
+          ].join("\r\n"),
+        );
+        await new Promise<void>((resolve) => {
+          let answer = "";
+          held.on("data", (d) => {
+            answer += d;
+            if (answer.includes("100 Continue")) resolve();
+          });
+        });
+        expect(await second.stop()).toBe(1);
+        expect(second.stdout()).toContain("shutdown did not finish in time; forced exit");
+      } finally {
+        held.destroy();
+      }
+    } finally {
+      await database?.drop();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,87 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import pino from "pino";
+import { bootstrapOwner } from "../accounts/accounts.ts";
+import { createAnonRunner } from "../anon/setup.ts";
+import { createApp } from "../api/app.ts";
+import { createLimiter } from "../api/rate-limit.ts";
+import { systemClock } from "../api/time.ts";
+import type { Config } from "../config.ts";
+import { createLogger } from "../log.ts";
+import { openStore } from "../store/store.ts";
+import { createEngine } from "./engine.ts";
+import { firstStartMessage } from "./first-start.ts";
+import { Refusal } from "./refusal.ts";
+import { exitOnSignals } from "./shutdown.ts";
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * `porchlight serve`: the API, the hosted pages, the anonymous utilities and (unless PORCHLIGHT_ENGINE=off) an
+ * engine, until SIGINT or SIGTERM. Returns once it listens; on an empty database it then creates the owner and
+ * prints the first token, after the "porchlight listening" line. Throws a Refusal when it cannot listen.
+ */
+export async function serve(config: Config): Promise<void> {
+  // Buffered: one write per ~16 KB of log lines (sonic-boom writes at most 16 KiB at once) instead of one per
+  // request; flushed every second and on shutdown, so a quiet server's lines still appear promptly.
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 16_000 });
+  setInterval(() => destination.flush(), 1000).unref();
+  const logger = createLogger(config.logLevel, destination);
+  const store = await openStore(config);
+  // Counters in PostgreSQL when processes share one, so that a limit holds across all of them.
+  const limiter = await createLimiter({ databaseUrl: config.databaseUrl });
+  const { listener, fastPathCounts, recorded, mailer } = createApp({ store, config, logger, limiter });
+  const server = createServer(listener);
+  try {
+    await listen(server, config.port, config.host);
+  } catch (error) {
+    await Promise.all([limiter.close(), mailer.close()]);
+    await store.close();
+    destination.flushSync();
+    throw new Refusal(`Porchlight cannot listen on ${config.host} port ${config.port}: ${(error as Error).message}`);
+  }
+  const anon = createAnonRunner({ store, config, logger, mailer, clock: systemClock });
+  anon.start();
+  logger.info({ mail: mailer.mode }, "anonymous utilities ready");
+  const engine = config.engine ? createEngine(store, config, logger, config.region, recorded) : null;
+  engine?.start();
+  let countedSince = Date.now();
+  const logCounts = () => {
+    const counts = fastPathCounts.take();
+    const seconds = Math.round((Date.now() - countedSince) / 1000);
+    countedSince = Date.now();
+    if (Object.keys(counts).length > 0) logger.info({ counts, seconds }, "reads served from memory");
+  };
+  setInterval(logCounts, 60_000).unref();
+  exitOnSignals({
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    flush: () => destination.flushSync(),
+    stop: async () => {
+      logCounts();
+      // The engine stops claiming at once and finishes its running checks while the server drains its requests.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([closed, engine?.stop(), anon.stop()]);
+      await Promise.all([limiter.close(), mailer.close()]);
+      await store.close();
+    },
+  });
+  // Only once listening: a server that cannot listen must not have made a token nobody saw.
+  const token = await bootstrapOwner(store, config.ownerEmail, new Date());
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port, host: config.host, store: store.description }, "porchlight listening");
+  if (token) {
+    // Through the log stream, so that it lands after the line above whatever the buffering, as the last thing a
+    // starting server prints. Shown this once: the store keeps only the token's hash.
+    destination.write(firstStartMessage({ ownerEmail: config.ownerEmail, token, host: config.host, port }));
+  }
+  destination.flush();
+}
