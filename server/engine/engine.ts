@@ -36,10 +36,45 @@ export interface EngineOptions {
   /** How often to look for due checks, and to write buffered results. */
   pollMs?: number;
   flushMs?: number;
+  /** No claim round finished for this long: health() says the engine is not claiming (default ENGINE_TIMERS). */
+  stalledAfterMs?: number;
+}
+
+/**
+ * What /readyz and /metrics read from an engine. `claiming` is false before start(), after stop(), and when no claim
+ * round has finished for stalledAfterMs (a stuck loop, or a store that keeps failing the claim query).
+ */
+export interface EngineHealth {
+  region: string;
+  claiming: boolean;
+  /** When the last claim round finished (ISO 8601), null before the first. */
+  lastClaimAt: string | null;
+  /** Seconds since the last claim round finished (since start() before the first); null before start(). */
+  secondsSinceClaim: number | null;
+  checksRunning: number;
+}
+
+/** One finished check, for metrics: its region, result and times, never the site's URL or id. */
+export interface CheckObservation {
+  region: string;
+  /** up: judged up; down: an answer judged down; error: no answer (DNS, connect, TLS, timeout, refused address). */
+  result: "up" | "down" | "error";
+  /** The whole check, redirects included. */
+  seconds: number;
+  /** How late the check was claimed: claim time minus due time. */
+  lagSeconds: number;
 }
 
 /** Timer periods of the engine's background work. */
-export const ENGINE_TIMERS = { pollMs: 200, flushMs: 250, sweepMs: 5000, pruneMs: 10 * 60_000 } as const;
+export const ENGINE_TIMERS = {
+  pollMs: 200,
+  flushMs: 250,
+  sweepMs: 5000,
+  pruneMs: 10 * 60_000,
+  // Fifty claim intervals: a slow PostgreSQL query or a long GC pause must not take a process out of rotation, a
+  // loop that has stopped must.
+  stalledAfterMs: 10_000,
+} as const;
 /** Results written in one transaction, at most; and kept in memory while the store cannot be written, at most. */
 const FLUSH_BATCH = 1000;
 const MAX_BUFFERED = 20 * FLUSH_BATCH;
@@ -82,6 +117,9 @@ export class Engine {
   /** Set by stop(): no more claims, also from a claim loop already under way. */
   private halted = false;
   private readonly policy: CheckPolicy;
+  private startedAt: number | null = null;
+  private lastClaimAt: number | null = null;
+  private readonly checkListeners = new Set<(observation: CheckObservation) => void>();
 
   constructor(private readonly o: EngineOptions) {
     this.policy = { resolve: new DnsCache(() => o.clock.now().getTime()).resolve, ...o.policy };
@@ -93,6 +131,7 @@ export class Engine {
 
   /** Starts the loops; returns at once. */
   start(): void {
+    this.startedAt = this.now();
     const every = (ms: number, task: () => Promise<unknown>, name: string) => {
       let busy = false;
       const timer = setInterval(() => {
@@ -126,6 +165,26 @@ export class Engine {
       "report",
     );
     this.o.logger.info({ region: this.o.region, owner: this.owner }, "engine started");
+  }
+
+  /** Whether the claim loop is alive, by the engine's clock (see EngineHealth). */
+  health(): EngineHealth {
+    const now = this.now();
+    const since = this.lastClaimAt ?? this.startedAt;
+    const stalledAfterMs = this.o.stalledAfterMs ?? ENGINE_TIMERS.stalledAfterMs;
+    return {
+      region: this.o.region,
+      claiming: !this.halted && since !== null && now - since <= stalledAfterMs,
+      lastClaimAt: this.lastClaimAt === null ? null : new Date(this.lastClaimAt).toISOString(),
+      secondsSinceClaim: since === null ? null : Math.max(0, now - since) / 1000,
+      checksRunning: this.running.size,
+    };
+  }
+
+  /** Calls `listener` after every check; returns the function that stops it. */
+  observeChecks(listener: (observation: CheckObservation) => void): () => void {
+    this.checkListeners.add(listener);
+    return () => this.checkListeners.delete(listener);
   }
 
   /**
@@ -172,21 +231,28 @@ export class Engine {
     for (;;) {
       if (this.halted) return launched;
       const room = this.o.concurrency - this.running.size;
-      if (room <= 0) return launched;
+      // A full engine is alive: its running checks end within their timeouts.
+      if (room <= 0) return this.claimed(launched);
       const now = this.now();
       const due = await claimDue(this.o.store, { region: this.o.region, owner: this.owner, now, limit: room });
       for (const check of due) {
-        this.stats.lag(Math.max(0, now - check.dueAt));
-        const run: Promise<void> = this.check(check).finally(() => this.running.delete(run));
+        const lagMs = Math.max(0, now - check.dueAt);
+        this.stats.lag(lagMs);
+        const run: Promise<void> = this.check(check, lagMs).finally(() => this.running.delete(run));
         this.running.add(run);
         this.lookUpDomain(check);
       }
       launched += due.length;
-      if (due.length < room) return launched;
+      if (due.length < room) return this.claimed(launched);
     }
   }
 
-  private async check(check: DueCheck): Promise<void> {
+  private claimed(launched: number): number {
+    this.lastClaimAt = this.now();
+    return launched;
+  }
+
+  private async check(check: DueCheck, lagMs: number): Promise<void> {
     const at = this.now();
     const result = await checkHttp(
       {
@@ -205,6 +271,15 @@ export class Engine {
     const responseMs = answered ? Math.round(result.timings.totalMs) : null;
     const cert = result.certificate;
     this.stats.checks++;
+    if (this.checkListeners.size > 0) {
+      const observation: CheckObservation = {
+        region: this.o.region,
+        result: result.ok ? "up" : answered ? "down" : "error",
+        seconds: result.timings.totalMs / 1000,
+        lagSeconds: lagMs / 1000,
+      };
+      for (const listener of this.checkListeners) listener(observation);
+    }
     this.buffer.push({
       check,
       at,
