@@ -8,11 +8,14 @@ import { styles } from "./porchlight-status.styles.ts";
 /** The page's overall status, from its items: the banner's words and the `porchlight-status-change` detail. */
 export type OverallStatus = "operational" | "degraded" | "partial" | "major" | "unknown";
 
+/** The `detail` of `porchlight-load`: a page arrived or changed. */
 export interface LoadDetail {
   slug: string;
   status: OverallStatus;
+  /** The API's answer for the page: its items and incidents included. */
   page: PublicStatusPage;
 }
+/** The `detail` of `porchlight-error`: a request failed or the page needs a password. */
 export interface ErrorDetail {
   slug: string;
   /** The API's error kind, `server` for another failed answer, or `network` when no answer came. */
@@ -21,12 +24,14 @@ export interface ErrorDetail {
   httpStatus: number;
   message: string;
 }
+/** The `detail` of `porchlight-status-change`: a refresh changed the overall status. */
 export interface StatusChangeDetail {
   slug: string;
   status: OverallStatus;
   previous: OverallStatus;
 }
 
+/** The element's events, typed for `addEventListener` on any element (they bubble and are composed). */
 declare global {
   interface HTMLElementEventMap {
     "porchlight-load": CustomEvent<LoadDetail>;
@@ -115,34 +120,47 @@ function uptimeLabel(m: Messages, f: Formats): (uptime: number) => string {
 }
 
 /**
- * A status page on any website: fetches it by slug from a Porchlight server and keeps it current.
+ * A status page on any website: fetches it by slug from a Porchlight server and keeps it current. Every state keeps
+ * one height (600 px, 360 px with `compact`); a longer page scrolls inside the element. It has no slots: everything
+ * it shows comes from the API.
+ *
+ * @summary A Porchlight status page: overall status, monitored items with daily uptime bars, and incidents.
  *
  * @attr slug - The status page's slug (required).
  * @attr api-base - The Porchlight server, such as https://status.example.com; default: where this script came from.
  * @attr refresh - Seconds between refreshes; default 60, at least 10; 0 never refreshes.
  * @attr theme - `light`, `dark` or `auto`; default: the page's theme, else `auto` (the visitor's preference).
- * @attr locale - A BCP 47 locale for words and formats; default: the browser's.
- * @attr compact - Boolean: status rows and open incidents only, no history bars or timelines.
+ * @attr locale - A BCP 47 locale for words and formats; default: the browser's. Words in English, German (`de`) and
+ *   Hebrew (`he`, right to left); dates and numbers in any locale through Intl.
+ * @attr compact - Boolean: status rows and open incidents only, no description, figures, history bars or timelines.
  * @attr remember-password - Boolean: keep a typed password for the browser session (sessionStorage).
  *
- * @csspart base - The outer box.
- * @csspart header - Name and description.
- * @csspart banner - The overall status.
- * @csspart items - The list of monitored items; `item` is each one.
+ * @csspart base - The outer box (a `section`).
+ * @csspart header - The page's name and description.
+ * @csspart banner - The overall status (a polite live region).
+ * @csspart items - The list of monitored items.
+ * @csspart item - One monitored item: its label, status, figures and history.
  * @csspart history - An item's daily uptime bars.
- * @csspart incidents - The list of incidents; `incident` is each one.
- * @csspart form - The password form; `input` and `button` are its field and its buttons.
+ * @csspart incidents - The list of incidents.
+ * @csspart incident - One incident with its updates.
+ * @csspart form - The password form.
+ * @csspart input - The password field.
+ * @csspart button - Every button: show the page, try again.
  * @csspart skeleton - The placeholder shown while loading.
  *
- * @cssproperty --porchlight-background - Default: white, or #0d1117 in the dark theme.
- * @cssproperty --porchlight-color - Text; default: #1f2328, or #e6edf3 in the dark theme.
- * @cssproperty --porchlight-accent - The top border; default: the page's accent colour.
- * @cssproperty --porchlight-operational-color / --porchlight-degraded-color / --porchlight-outage-color - Status colours.
- * @cssproperty --porchlight-font - Font family; default: system-ui.
+ * @cssprop [--porchlight-background=light-dark(#fff, #0d1117)] - The background.
+ * @cssprop [--porchlight-color=light-dark(#1f2328, #e6edf3)] - The text colour.
+ * @cssprop [--porchlight-accent] - The top border; default: the page's `theme.accentColor`.
+ * @cssprop [--porchlight-operational-color=light-dark(#1a7f37, #3fb950)] - The colour of operational.
+ * @cssprop [--porchlight-degraded-color=light-dark(#8a5300, #d29922)] - The colour of degraded and partial outage.
+ * @cssprop [--porchlight-outage-color=light-dark(#c4232d, #ff7b72)] - The colour of outage and major outage.
+ * @cssprop [--porchlight-font=system-ui, sans-serif] - The font family.
  *
- * @event porchlight-load - A page arrived or changed. Detail: {@link LoadDetail}.
- * @event porchlight-error - A request failed or the page needs a password. Detail: {@link ErrorDetail}.
- * @event porchlight-status-change - The overall status changed on a refresh. Detail: {@link StatusChangeDetail}.
+ * @fires {CustomEvent<LoadDetail>} porchlight-load - A page arrived or changed: `detail` is `{ slug, status, page }`.
+ * @fires {CustomEvent<ErrorDetail>} porchlight-error - A request failed or the page needs a password: `detail` is
+ *   `{ slug, problem, httpStatus, message }`.
+ * @fires {CustomEvent<StatusChangeDetail>} porchlight-status-change - A refresh changed the overall status: `detail`
+ *   is `{ slug, status, previous }`.
  */
 export class PorchlightStatus extends LitElement {
   static override styles = styles;
@@ -156,12 +174,40 @@ export class PorchlightStatus extends LitElement {
     rememberPassword: { type: Boolean, attribute: "remember-password" },
   };
 
+  /**
+   * The status page's slug (required).
+   * @default ""
+   */
   declare slug: string;
+  /**
+   * The Porchlight server, such as https://status.example.com; empty: the origin this script came from.
+   * @default ""
+   */
   declare apiBase: string;
+  /**
+   * Seconds between refreshes (at least 10); 0 never refreshes.
+   * @default 60
+   */
   declare refresh: number;
+  /**
+   * `light`, `dark` or `auto`; empty: the page's theme, else `auto` (the visitor's `prefers-color-scheme`).
+   * @default ""
+   */
   declare theme: "" | "light" | "dark" | "auto";
+  /**
+   * A BCP 47 locale for words and formats; empty: the browser's language.
+   * @default ""
+   */
   declare locale: string;
+  /**
+   * Status rows and open incidents only: no description, figures, history bars or update timelines.
+   * @default false
+   */
   declare compact: boolean;
+  /**
+   * Keep a typed password in `sessionStorage` for the browser session.
+   * @default false
+   */
   declare rememberPassword: boolean;
 
   // What the element shows; changed only in the task's callbacks, which then ask for a render.
