@@ -125,7 +125,7 @@ function build(dataDir: string, outDir: string): { seconds: number; rssMiB: numb
   const started = performance.now();
   const run = spawnSync(
     "/usr/bin/time",
-    ["-f", "maxrss=%M", process.execPath, "node_modules/astro/astro.js", "build", "--outDir", outDir],
+    ["-f", "maxrss=%M", process.execPath, "node_modules/.bin/astro", "build", "--outDir", outDir],
     {
       env: { ...process.env, PORCHLIGHT_DATA_DIR: dataDir, ASTRO_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
       encoding: "utf8",

@@ -131,7 +131,7 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     for (const name of ["PORCHLIGHT_API_URL", "PORCHLIGHT_API_TOKEN", "DATABASE_URL", "PORCHLIGHT_PUBLIC_URL"]) {
       delete env[name];
     }
-    await promisify(execFile)(process.execPath, ["node_modules/astro/astro.js", "build", "--outDir", outDir], {
+    await promisify(execFile)(process.execPath, ["node_modules/.bin/astro", "build", "--outDir", outDir], {
       env,
       maxBuffer: 16 * 1024 * 1024,
     });
