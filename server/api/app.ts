@@ -9,6 +9,7 @@ import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { principalFrom } from "./auth.ts";
+import { BadgePages, badgeRoutes, documentSvgAnswers } from "./badges.ts";
 import { docsRoutes } from "./docs.ts";
 import { embedRoutes } from "./embed.ts";
 import { ApiError, errorBody, forbidden, unauthorized } from "./errors.ts";
@@ -24,6 +25,8 @@ import {
   PUBLIC_CORS_PREFLIGHT,
   requestIdFrom,
 } from "./http.ts";
+import { LandingPage, landingRoute } from "./landing.ts";
+import { type EngineProbe, Metrics, metricsRoute } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { PageViews } from "./page-views.ts";
 import { publicPageRoutes } from "./public-pages.ts";
@@ -54,6 +57,11 @@ export interface AppDeps {
   mailer?: Mailer;
   /** The rate limiter (default: counters in this process's memory; main.ts passes PostgreSQL's when configured). */
   limiter?: Limiter;
+  /**
+   * The engine running in this process, if any: /readyz fails when it stops claiming work, and /metrics counts its
+   * checks. An API-only process (PORCHLIGHT_ENGINE=off) has none and skips both.
+   */
+  engine?: EngineProbe;
 }
 
 type Env = { Variables: { requestId: string } };
@@ -67,6 +75,12 @@ const publicCors: MiddlewareHandler = async (c, next) => {
   if (c.req.method === "OPTIONS") return c.body(null, 204, PUBLIC_CORS_PREFLIGHT);
   await next();
   for (const [name, value] of Object.entries(PUBLIC_CORS)) c.res.headers.set(name, value);
+};
+
+/** Set after the handler, so that error answers carry it too (see publicCors for why not before). */
+const nosniff: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.res.headers.set("x-content-type-options", "nosniff");
 };
 
 /**
@@ -90,18 +104,24 @@ export function createApp({
   const apiRule: LimitRule = { name: "api", points: config.limits.apiPerMinute, windowSeconds: 60 };
   const views = new PageViews(store, clock, config.viewTtlSeconds * 1000);
   const records = new ReadModel<SiteRecord>(clock, config.viewTtlSeconds * 1000);
+  const badgePages = new BadgePages(store, views, clock, config.viewTtlSeconds * 1000);
+  const metrics = new Metrics(deps.engine);
+  const landing = new LandingPage(store, clock, config.viewTtlSeconds * 1000);
   const changed = () => {
     views.invalidate();
     records.invalidate();
+    badgePages.invalidate();
+    landing.invalidate();
   };
   const routes: Route[] = [
-    ...healthRoutes({ store }),
+    ...healthRoutes({ store, engine: deps.engine }),
     ...siteRoutes({ store, clock, records, changed }),
     ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
     ...publicPageRoutes({ store, clock, views, config }),
+    ...badgeRoutes({ pages: badgePages, clock }),
     ...anonRoutes({ store, clock, config, logger, mailer, limiter }),
   ];
-  const document = JSON.stringify(openApiDocument(routes, config.publicUrl));
+  const document = JSON.stringify(documentSvgAnswers(openApiDocument(routes, config.publicUrl)));
 
   const app = new Hono<Env>();
   app.use(async (c, next) => {
@@ -112,10 +132,13 @@ export function createApp({
     await next();
     const ms = Math.round((performance.now() - started) * 10) / 10;
     logRequest(logger, { requestId: id, method: c.req.method, path: c.req.path, status: c.res.status, ms });
+    metrics.request(metrics.routeOf(c), c.req.method, c.res.status, ms / 1000);
   });
   app.use("/public/v1/status-page/*", publicCors);
   app.use("/api/status-page/*", publicCors);
   app.use("/public/v1/openapi.json", publicCors);
+  app.use("/badge/*", publicCors);
+  for (const path of ["/", "/metrics", "/badge/*"]) app.use(path, nosniff);
   for (const path of [
     "/public/anon/domain-snapshot",
     "/public/anon/domain-snapshot/*",
@@ -138,6 +161,7 @@ export function createApp({
 
   embedRoutes(app as unknown as Hono, embedDir);
   docsRoutes(app as unknown as Hono, { publicUrl: config.publicUrl });
+  metricsRoute(app as unknown as Hono, { metrics, token: config.metricsToken });
 
   app.get("/public/v1/openapi.json", (c) =>
     c.body(document, 200, {
@@ -183,6 +207,7 @@ export function createApp({
     embedDir,
     locale: config.pageLocale,
   });
+  landingRoute(app as unknown as Hono, landing);
 
   app.notFound((c) => {
     const error = new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`);
@@ -198,8 +223,8 @@ export function createApp({
   });
   const counts = new FastPathCounts();
   const fastPaths = [
-    publicReadFastPath(views, logger, counts),
-    siteDetailFastPath({ store, records, clock, logger, counts, limiter, apiRule }),
+    publicReadFastPath(views, logger, counts, metrics.request),
+    siteDetailFastPath({ store, records, clock, logger, counts, limiter, apiRule, observe: metrics.request }),
   ];
   const fastPath = (req: IncomingMessage, res: ServerResponse) => fastPaths.some((serve) => serve(req, res));
   const appListener = getRequestListener(app.fetch);

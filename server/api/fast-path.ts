@@ -7,13 +7,14 @@ import type { Store } from "../store/store.ts";
 import { bearerToken } from "./auth.ts";
 import { ApiError, errorBody } from "./errors.ts";
 import { type FastPathCounts, JSON_TYPE, logRequest, matchesEtag, PUBLIC_CORS, requestIdFrom } from "./http.ts";
+import type { RequestObserver } from "./metrics.ts";
 import type { PageViews } from "./page-views.ts";
 import { type Limiter, type LimitRule, limitHeaders, rateLimited } from "./rate-limit.ts";
 import type { ReadModel } from "./read-model.ts";
 import { type SiteRecord, siteAnswer, siteRecordKey } from "./sites.ts";
 import type { Clock } from "./time.ts";
 
-const PUBLIC_READ = /^\/(?:public\/v1|api)\/status-page\/([a-z0-9-]{1,64})(\/items|\/incidents)?$/;
+const PUBLIC_READ = /^(\/public\/v1|\/api)\/status-page\/([a-z0-9-]{1,64})(\/items|\/incidents)?$/;
 
 /**
  * Answers GET and HEAD of a public status page whose view is in memory straight from node:http, as the bytes
@@ -21,7 +22,12 @@ const PUBLIC_READ = /^\/(?:public\/v1|api)\/status-page\/([a-z0-9-]{1,64})(\/ite
  * Anything else (a view not built yet or expired, a protected page, another route) returns false and goes to
  * the Hono app, which answers the same request the same way; a test compares the two.
  */
-export function publicReadFastPath(views: PageViews, logger: Logger, counts: FastPathCounts) {
+export function publicReadFastPath(
+  views: PageViews,
+  logger: Logger,
+  counts: FastPathCounts,
+  observe: RequestObserver = () => {},
+) {
   return function serveFromMemory(req: IncomingMessage, res: ServerResponse): boolean {
     const method = req.method;
     if (method !== "GET" && method !== "HEAD") return false;
@@ -30,10 +36,11 @@ export function publicReadFastPath(views: PageViews, logger: Logger, counts: Fas
     const path = q < 0 ? url : url.slice(0, q);
     const match = PUBLIC_READ.exec(path);
     if (!match) return false;
-    const view = views.peek(match[1] as string);
+    const view = views.peek(match[2] as string);
     if (view?.visibility !== "public") return false;
     const started = performance.now();
-    const part = match[2] === "/items" ? view.items : match[2] === "/incidents" ? view.incidents : view.page;
+    const suffix = match[3] ?? "";
+    const part = suffix === "/items" ? view.items : suffix === "/incidents" ? view.incidents : view.page;
     const requestId = requestIdFrom(req.headers["x-request-id"] as string | undefined);
     let status = 200;
     if (matchesEtag(req.headers["if-none-match"], part.etag)) {
@@ -47,11 +54,15 @@ export function publicReadFastPath(views: PageViews, logger: Logger, counts: Fas
     counts.add("status page", status);
     const ms = Math.round((performance.now() - started) * 10) / 10;
     logRequest(logger, { requestId, method, path, status, ms }, "debug");
+    // The pattern the app registers the same route under, so that both paths count as one route.
+    observe(`${match[1]}/status-page/:slug${suffix}`, method, status, ms / 1000);
     return true;
   };
 }
 
 const SITE_DETAIL = /^\/public\/v1\/site\/([0-9a-f]{24})$/;
+/** The app's pattern for the same route (see publicReadFastPath). */
+const SITE_DETAIL_ROUTE = "/public/v1/site/:siteId";
 
 /**
  * Answers GET /public/v1/site/{id} from memory when everything it needs is there: a token this process has
@@ -66,8 +77,9 @@ export function siteDetailFastPath(deps: {
   counts: FastPathCounts;
   limiter: Limiter;
   apiRule: LimitRule;
+  observe?: RequestObserver;
 }) {
-  const { store, records, clock, logger, counts, limiter, apiRule } = deps;
+  const { store, records, clock, logger, counts, limiter, apiRule, observe = () => {} } = deps;
   return function serveFromMemory(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== "GET") return false;
     const url = req.url ?? "";
@@ -102,6 +114,7 @@ export function siteDetailFastPath(deps: {
           ]);
           res.end(body);
           counts.add("site detail", 429);
+          observe(SITE_DETAIL_ROUTE, "GET", 429, (performance.now() - started) / 1000);
           return;
         }
         res.writeHead(200, [
@@ -117,11 +130,13 @@ export function siteDetailFastPath(deps: {
         counts.add("site detail", 200);
         const ms = Math.round((performance.now() - started) * 10) / 10;
         logRequest(logger, { requestId, method: "GET", path, status: 200, ms }, "debug");
+        observe(SITE_DETAIL_ROUTE, "GET", 200, ms / 1000);
       },
       (err) => {
         logger.error({ err, requestId }, "rate limiter failed");
         res.writeHead(500, ["content-type", JSON_TYPE, "x-request-id", requestId]);
         res.end(JSON.stringify(errorBody(new ApiError(500, "internal", "Internal error"))));
+        observe(SITE_DETAIL_ROUTE, "GET", 500, (performance.now() - started) / 1000);
       },
     );
     return true;

@@ -1,11 +1,16 @@
 import { z } from "zod";
+import { ENGINE_TIMERS, type EngineHealth } from "../engine/engine.ts";
 import type { Store } from "../store/store.ts";
 import { ApiError } from "./errors.ts";
 import { route } from "./route.ts";
 
 const Health = z.object({ status: z.literal("ok") });
 
-export function healthRoutes({ store }: { store: Store }) {
+/**
+ * /healthz: the process answers. /readyz: the store answers and, in a process that runs an engine, the engine is
+ * still claiming work (see EngineHealth); a process without one (PORCHLIGHT_ENGINE=off) is judged by its store.
+ */
+export function healthRoutes({ store, engine }: { store: Store; engine?: { health(): EngineHealth } }) {
   return [
     route({
       method: "get",
@@ -24,7 +29,8 @@ export function healthRoutes({ store }: { store: Store }) {
       method: "get",
       path: "/readyz",
       operationId: "readyz",
-      summary: "The store answers",
+      summary: "The store answers, and this process's engine (if it runs one) claims work",
+      description: `503 when the store does not answer, or when the engine running in this process has stopped or has not finished a claim round for ${ENGINE_TIMERS.stalledAfterMs / 1000} seconds. A process without an engine (PORCHLIGHT_ENGINE=off) is judged by its store alone.`,
       tag: "Operations",
       access: "none",
       response: { status: 200, description: "Ready", schema: Health.extend({ store: z.string() }) },
@@ -34,6 +40,11 @@ export function healthRoutes({ store }: { store: Store }) {
           await store.ping();
         } catch {
           throw new ApiError(503, "internal", "The store is not reachable");
+        }
+        const health = engine?.health();
+        if (health && !health.claiming) {
+          const since = health.secondsSinceClaim === null ? "" : ` for ${Math.round(health.secondsSinceClaim)} s`;
+          throw new ApiError(503, "internal", `The engine (region ${health.region}) has not claimed work${since}`);
         }
         return { status: 200, body: { status: "ok" as const, store: store.dialect } };
       },

@@ -1,0 +1,283 @@
+import { createHash } from "node:crypto";
+import { makeBadge } from "badge-maker";
+import type { Context } from "hono";
+import { overallStatus } from "../../components/porchlight-status/porchlight-status.ts";
+import {
+  BADGE_DAYS,
+  BADGE_METRICS,
+  type BadgeMetric,
+  BadgeParams,
+  BadgeQuery,
+  type BadgeStyle,
+  BadgeSvg,
+  ItemBadgeParams,
+  type ShieldsEndpoint,
+  ShieldsEndpoint as ShieldsEndpointSchema,
+  UptimeBadgeQuery,
+} from "../contract/badge.ts";
+import type { PublicItem, PublicStatusPage } from "../contract/status-page.ts";
+import type { Store } from "../store/store.ts";
+import { notFound } from "./errors.ts";
+import { header, matchesEtag } from "./http.ts";
+import type { PageView, PageViews } from "./page-views.ts";
+import { ReadModel } from "./read-model.ts";
+import { type Route, route } from "./route.ts";
+import { type Clock, utcDayBefore } from "./time.ts";
+
+/** Shields' own caches keep an endpoint badge 300 s at least; browsers and image proxies may keep ours a minute. */
+const CACHE_CONTROL = "public, max-age=60";
+const SVG_TYPE = "image/svg+xml; charset=utf-8";
+const JSON_TYPE = "application/json; charset=utf-8";
+/** An SVG opened on its own must not run or load anything. */
+const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+/** Rendered badges kept per page version; others are rendered for their request only. */
+const MAX_RENDERED = 256;
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+const ITEM_ID = /^[1-9]\d{0,9}$/;
+
+type Format = "svg" | "json";
+
+interface Badge {
+  label: string;
+  message: string;
+  color: string;
+}
+
+/** A rendered badge: its bytes and the headers of its 200 and 304. */
+interface Rendered {
+  bytes: Uint8Array<ArrayBuffer>;
+  etag: string;
+  headers: Record<string, string>;
+}
+
+/** What the badges read from a public page's view, parsed once per view version. */
+interface BadgePage {
+  view: PublicStatusPage;
+  items: Map<number, PublicItem>;
+  rendered: Map<string, Rendered>;
+}
+
+const ITEM_STATUS: Record<PublicItem["status"], Badge["color"]> = {
+  operational: "brightgreen",
+  degraded: "yellow",
+  outage: "red",
+  paused: "lightgrey",
+  unknown: "lightgrey",
+};
+
+const PAGE_STATUS: Record<ReturnType<typeof overallStatus>, Omit<Badge, "label">> = {
+  operational: { message: "operational", color: "brightgreen" },
+  degraded: { message: "degraded", color: "yellow" },
+  partial: { message: "partial outage", color: "orange" },
+  major: { message: "major outage", color: "red" },
+  unknown: { message: "unknown", color: "lightgrey" },
+};
+
+const NO_DATA = { message: "no data", color: "lightgrey" } as const;
+
+/** Shields' usual steps for uptime: green only from 99.9%. */
+function uptimeColor(percent: number): string {
+  if (percent >= 99.9) return "brightgreen";
+  if (percent >= 99) return "green";
+  if (percent >= 97) return "yellowgreen";
+  if (percent >= 95) return "yellow";
+  if (percent >= 90) return "orange";
+  return "red";
+}
+
+/** Below the 2,000 ms a site counts as slow (its default slowThresholdMs) is green to yellow-green. */
+function responseColor(ms: number): string {
+  if (ms < 500) return "brightgreen";
+  if (ms < 1000) return "green";
+  if (ms < 2000) return "yellowgreen";
+  if (ms < 5000) return "orange";
+  return "red";
+}
+
+/** Rounded down to two decimals, so that 99.996% never reads 100%. */
+const percent = (value: number) => `${Number((Math.floor(value * 100) / 100).toFixed(2))}%`;
+
+const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+
+/** The mean of an item's daily uptimes from `from` (a UTC day) on; null without a day of data. */
+function itemUptime(item: PublicItem, from: string): number | null {
+  const days = item.history.filter((day) => day.date >= from).map((day) => day.uptime);
+  return days.length > 0 ? mean(days) : null;
+}
+
+/**
+ * A badge's words and colour from a public view. Uptime is the mean of the daily uptimes in the window (each day
+ * with data weighs the same; days without checks are left out); a page's is the mean of its items'. A page's
+ * response time is the mean of its items' latest ones.
+ */
+function badgeFor(page: BadgePage, item: PublicItem | undefined, metric: BadgeMetric, days: number, from: string) {
+  const items = item ? [item] : page.view.items;
+  if (metric === "status") {
+    if (item) return { label: item.label, message: item.status, color: ITEM_STATUS[item.status] };
+    return { label: page.view.name, ...PAGE_STATUS[overallStatus(items)] };
+  }
+  if (metric === "uptime") {
+    const label = `uptime ${days}d`;
+    const uptimes = items.map((i) => itemUptime(i, from)).filter((u) => u !== null);
+    if (uptimes.length === 0) return { label, ...NO_DATA };
+    const value = mean(uptimes);
+    return { label, message: percent(value), color: uptimeColor(value) };
+  }
+  const label = "response time";
+  const times = items.map((i) => i.response_time).filter((ms) => ms !== null);
+  if (times.length === 0) return { label, ...NO_DATA };
+  const ms = Math.round(mean(times));
+  return { label, message: `${ms} ms`, color: responseColor(ms) };
+}
+
+function render(badge: Badge, format: Format, style: BadgeStyle | undefined): Rendered {
+  const text =
+    format === "svg"
+      ? makeBadge({ ...badge, ...(style ? { style } : {}) })
+      : JSON.stringify({ schemaVersion: 1, ...badge, ...(style ? { style } : {}) } satisfies ShieldsEndpoint);
+  const bytes = new TextEncoder().encode(text);
+  const etag = `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`;
+  const headers: Record<string, string> = {
+    "content-type": format === "svg" ? SVG_TYPE : JSON_TYPE,
+    "cache-control": CACHE_CONTROL,
+    etag,
+    "x-content-type-options": "nosniff",
+    ...(format === "svg" ? { "content-security-policy": SVG_CSP } : {}),
+  };
+  return { bytes, etag, headers };
+}
+
+/**
+ * The public pages the badges may speak of, by slug. Only a public page's view is ever read: a private, password or
+ * unknown page is one answer (null), and after its first request it is answered from memory like the others, so
+ * that neither content nor a store round trip tells them apart.
+ */
+export class BadgePages {
+  /** Slugs known not to be public pages (unknown, private, password), for the views' time to live. */
+  private readonly hidden: ReadModel<true>;
+  private readonly pages = new WeakMap<PageView, BadgePage>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly views: PageViews,
+    clock: Clock,
+    ttlMs: number,
+  ) {
+    this.hidden = new ReadModel(clock, ttlMs);
+  }
+
+  /** Called with the views' own invalidation: a page made public or private shows at once. */
+  invalidate(): void {
+    this.hidden.invalidate();
+  }
+
+  async get(slug: string): Promise<BadgePage | null> {
+    const cached = this.views.peek(slug);
+    if (cached) return cached.visibility === "public" ? this.page(cached) : null;
+    // One query decides for every slug alike, before any view is assembled.
+    const hidden = await this.hidden.get(slug, async () =>
+      (await this.store.getPageBySlug(slug))?.visibility === "public" ? null : true,
+    );
+    if (hidden) return null;
+    const view = await this.views.get(slug);
+    return view?.visibility === "public" ? this.page(view) : null;
+  }
+
+  private page(view: PageView): BadgePage {
+    let page = this.pages.get(view);
+    if (!page) {
+      const parsed = JSON.parse(new TextDecoder().decode(view.page.bytes)) as PublicStatusPage;
+      page = { view: parsed, items: new Map(parsed.items.map((i) => [i.id, i])), rendered: new Map() };
+      this.pages.set(view, page);
+    }
+    return page;
+  }
+}
+
+const notFoundBadge = () => notFound("Badge");
+
+function send(c: Context, badge: Rendered): Response {
+  if (matchesEtag(header(c, "if-none-match"), badge.etag)) return c.body(null, 304, badge.headers);
+  if (c.req.method === "HEAD") return c.body(null, 200, badge.headers);
+  return c.body(badge.bytes, 200, badge.headers);
+}
+
+const METRIC_WORDS: Record<BadgeMetric, { summary: string; op: string }> = {
+  status: { summary: "status", op: "Status" },
+  uptime: { summary: "uptime over the last `days` days", op: "Uptime" },
+  "response-time": { summary: "latest response time", op: "ResponseTime" },
+};
+
+/**
+ * Status badges of public status pages, shields-compatible: `/badge/{slug}/{metric}.svg` (an SVG by badge-maker) and
+ * `.json` (shields' endpoint format), for the page as a whole and, under `/badge/{slug}/{itemId}/`, for one of its
+ * items. Built from the page's public view in memory and kept as bytes per view version, with an ETag. Anything
+ * that is not a public page or an item shown on one answers one and the same 404.
+ */
+export function badgeRoutes({ pages, clock }: { pages: BadgePages; clock: Clock }): Route[] {
+  const routes: Route[] = [];
+  for (const scope of ["page", "item"] as const) {
+    for (const metric of BADGE_METRICS) {
+      for (const format of ["svg", "json"] as const) {
+        const words = METRIC_WORDS[metric];
+        const whose = scope === "page" ? "a public status page (all its items)" : "one item of a public status page";
+        routes.push(
+          route({
+            method: "get",
+            path: `/badge/{slug}${scope === "item" ? "/{itemId}" : ""}/${metric}.${format}`,
+            operationId: `badge${scope === "page" ? "Page" : "Item"}${words.op}${format === "svg" ? "Svg" : "Json"}`,
+            summary: `Badge: the ${words.summary} of ${whose}, as ${format === "svg" ? "an SVG image" : "shields.io endpoint JSON"}`,
+            description:
+              "Public pages only: a private or password page, a hidden item and an unknown slug or item all answer the same 404. Cache-Control: public, max-age=60, with an ETag (If-None-Match answers 304). CORS is open to any origin.",
+            tag: "Public status pages",
+            access: "none",
+            params: scope === "page" ? BadgeParams : ItemBadgeParams,
+            query: metric === "uptime" ? UptimeBadgeQuery : BadgeQuery,
+            response: {
+              status: 200,
+              description: format === "svg" ? "The badge (image/svg+xml)" : "The badge's words and colour",
+              schema: format === "svg" ? BadgeSvg : ShieldsEndpointSchema,
+              headers: ["ETag"],
+            },
+            errors: [400, 404],
+            async handler({ params, query, c }) {
+              const { slug, itemId } = params as { slug: string; itemId?: string };
+              const { label, style, days } = query as { label?: string; style?: BadgeStyle; days?: number };
+              if (!SLUG.test(slug) || (itemId !== undefined && !ITEM_ID.test(itemId))) throw notFoundBadge();
+              const page = await pages.get(slug);
+              if (!page) throw notFoundBadge();
+              const item = itemId === undefined ? undefined : page.items.get(Number(itemId));
+              if (itemId !== undefined && !item) throw notFoundBadge();
+              // A badge never reaches further back than the page itself shows.
+              const window = Math.min(days ?? BADGE_DAYS.default, page.view.display.historyDays);
+              const from = utcDayBefore(clock.now(), window - 1);
+              const key = JSON.stringify([itemId, metric, format, style, label, metric === "uptime" ? from : ""]);
+              let badge = page.rendered.get(key);
+              if (!badge) {
+                const made = badgeFor(page, item, metric, window, from);
+                badge = render({ ...made, label: label ?? made.label }, format, style);
+                if (page.rendered.size < MAX_RENDERED) page.rendered.set(key, badge);
+              }
+              return send(c, badge);
+            },
+          }),
+        );
+      }
+    }
+  }
+  return routes;
+}
+
+/**
+ * The SVG badges' answers in the OpenAPI document: image/svg+xml instead of the JSON every route table entry is
+ * documented with. To be replaced by a content type on the route itself once route.ts and openapi.ts carry one.
+ */
+export function documentSvgAnswers<D extends Record<string, unknown>>(document: D): D {
+  const paths = document.paths as Record<string, Record<string, { responses?: Record<string, { content?: unknown }> }>>;
+  for (const [path, methods] of Object.entries(paths)) {
+    const ok = methods.get?.responses?.["200"];
+    if (!path.startsWith("/badge/") || !path.endsWith(".svg") || !ok) continue;
+    ok.content = { "image/svg+xml": { schema: { type: "string", description: "An SVG image" } } };
+  }
+  return document;
+}

@@ -1,0 +1,59 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createApp } from "../../server/api/app.ts";
+import { Engine } from "../../server/engine/engine.ts";
+import type { RecordSummary } from "../../server/engine/record.ts";
+import { createLogger } from "../../server/log.ts";
+import type { Store } from "../../server/store/store.ts";
+import { freePort, type TestClock, testConfig } from "../helpers.ts";
+
+/**
+ * The app with a real engine beside it, wired as `porchlight serve` wires them: the engine reports its writes to
+ * the app (`recorded`), and the app reads the engine's health and checks (`engine`).
+ */
+export function appWithEngine(store: Store, clock: TestClock, env: Record<string, string> = {}) {
+  let recorded: (summary: RecordSummary) => void = () => {};
+  const engine = new Engine({
+    store,
+    region: "local",
+    clock,
+    logger: createLogger("silent"),
+    concurrency: 50,
+    retentionHours: 48,
+    policy: { allowPrivate: true, resolve: async () => ["127.0.0.1"] },
+    domains: null,
+    onRecorded: (summary) => recorded(summary),
+  });
+  const made = createApp({
+    store,
+    config: testConfig(env),
+    logger: createLogger("silent"),
+    clock,
+    checkResponses: true,
+    engine,
+  });
+  recorded = made.recorded;
+  return { ...made, engine };
+}
+
+/**
+ * Local check targets: `/ok` answers 200, `/fail` 500, and `refused` is an address where nothing listens (no answer
+ * at all). `close()` stops the server.
+ */
+export async function localTargets() {
+  const server: Server = createServer((req, res) => {
+    res.statusCode = req.url === "/ok" ? 200 : 500;
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    ok: `${base}/ok`,
+    fail: `${base}/fail`,
+    refused: `http://127.0.0.1:${await freePort()}/`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
