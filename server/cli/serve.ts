@@ -7,6 +7,7 @@ import { createApp } from "../api/app.ts";
 import { createLimiter } from "../api/rate-limit.ts";
 import { systemClock } from "../api/time.ts";
 import type { Config } from "../config.ts";
+import type { RecordSummary } from "../engine/record.ts";
 import { createLogger } from "../log.ts";
 import { openStore } from "../store/store.ts";
 import { createEngine } from "./engine.ts";
@@ -38,7 +39,13 @@ export async function serve(config: Config): Promise<void> {
   const store = await openStore(config);
   // Counters in PostgreSQL when processes share one, so that a limit holds across all of them.
   const limiter = await createLimiter({ databaseUrl: config.databaseUrl });
-  const { listener, fastPathCounts, recorded, mailer } = createApp({ store, config, logger, limiter });
+  // The engine reports its writes to the app (read models); the app reads the engine's health (/readyz) and its
+  // checks (/metrics). Made before the server listens, started after.
+  let recorded: (summary: RecordSummary) => void = () => {};
+  const engine = config.engine ? createEngine(store, config, logger, config.region, (s) => recorded(s)) : null;
+  const app = createApp({ store, config, logger, limiter, ...(engine ? { engine } : {}) });
+  recorded = app.recorded;
+  const { listener, fastPathCounts, mailer } = app;
   const server = createServer(listener);
   try {
     await listen(server, config.port, config.host);
@@ -51,7 +58,6 @@ export async function serve(config: Config): Promise<void> {
   const anon = createAnonRunner({ store, config, logger, mailer, clock: systemClock });
   anon.start();
   logger.info({ mail: mailer.mode }, "anonymous utilities ready");
-  const engine = config.engine ? createEngine(store, config, logger, config.region, recorded) : null;
   engine?.start();
   let countedSince = Date.now();
   const logCounts = () => {

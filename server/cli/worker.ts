@@ -9,10 +9,11 @@ export async function work(config: Config, region: string): Promise<void> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config);
   const engine = createEngine(store, config, logger, region);
-  engine.start();
+  // Before the engine says it started: a signal sent on that line must find the handler.
   exitOnSignals({
     logger,
     timeoutMs: config.shutdownTimeoutMs,
     stop: () => engine.stop().finally(() => store.close()),
   });
+  engine.start();
 }

@@ -474,8 +474,11 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     const feed = await getWithHost(app.origin, "/feed.xml", DOMAIN);
     expect(feed.status).toBe(200);
     expect(feed.body).toContain(`<link>https://${DOMAIN}/</link>`);
-    // Another host name that is no page's domain is not given a page.
-    expect((await getWithHost(app.origin, "/", "unknown.example.net")).body).not.toContain("Acme acme");
+    // Another host name that is no page's domain is not given a page: it gets the server's landing page.
+    const other = (await getWithHost(app.origin, "/", "unknown.example.net")).body;
+    expect(other).not.toContain("<porchlight-status");
+    expect(other).not.toContain(`<link rel="canonical"`);
+    expect(other).toContain("<title>Porchlight</title>");
   });
 
   test("framed by another site: the public page renders, the password page unlocks by header", async () => {
