@@ -10,15 +10,13 @@ import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const outDir = join(root, "dist/embed");
-const stampFile = join(outDir, ".sources");
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** What the two builds read: the element, the build config and the names it shares with the server, the lock file. */
 const INPUTS = ["components", "vite.config.ts", "server/api/builds.ts", "package-lock.json"];
 /** What the server needs from a build. */
 const OUTPUTS = ["porchlight.js", "manifest.json", "porchlight-page.js", "page-manifest.json"];
 
-function files(path) {
+function files(root, path) {
   const full = join(root, path);
   if (!existsSync(full)) return [];
   if (!statSync(full).isDirectory()) return [full];
@@ -27,10 +25,10 @@ function files(path) {
     .map((e) => join(e.parentPath, e.name));
 }
 
-/** The stamp of the sources as they are now. */
-export function sourcesStamp() {
+/** The stamp of the sources under `root` as they are now. */
+export function sourcesStamp(root = ROOT) {
   const hash = createHash("sha256");
-  for (const file of INPUTS.flatMap(files).sort()) {
+  for (const file of INPUTS.flatMap((input) => files(root, input)).sort()) {
     hash
       .update(`${relative(root, file)}\0`)
       .update(readFileSync(file))
@@ -39,19 +37,29 @@ export function sourcesStamp() {
   return hash.digest("hex");
 }
 
-const built = () => OUTPUTS.every((name) => existsSync(join(outDir, name)));
+/** Vite's command-line entry, resolved from `root`; throws where Vite is not installed. */
+const viteEntry = (root) =>
+  join(dirname(createRequire(join(root, "package.json")).resolve("vite/package.json")), "bin/vite.js");
 
 /**
  * Builds dist/embed unless it is current. Returns what happened: "current", "built", or "kept" (sources changed but
  * the build tools are not installed, as in `npm ci --omit=dev`, and a build is there to serve). Throws when there
  * is nothing to serve and nothing to build with.
  */
-export function buildElement({ force = false, log = (line) => console.log(line) } = {}) {
-  const stamp = sourcesStamp();
+export function buildElement({
+  root = ROOT,
+  force = false,
+  log = (line) => console.log(line),
+  resolveVite = viteEntry,
+} = {}) {
+  const outDir = join(root, "dist/embed");
+  const stampFile = join(outDir, ".sources");
+  const built = () => OUTPUTS.every((name) => existsSync(join(outDir, name)));
+  const stamp = sourcesStamp(root);
   if (!force && built() && existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return "current";
   let vite;
   try {
-    vite = join(dirname(createRequire(import.meta.url).resolve("vite/package.json")), "bin/vite.js");
+    vite = resolveVite(root);
   } catch {
     if (built()) {
       log(
