@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
+import { AccountEmail } from "./contract/account.ts";
 
 /** A region's name, for PORCHLIGHT_REGION and `porchlight worker --region`. */
 export const Region = z
@@ -29,7 +30,7 @@ export const ConfigSchema = z.object({
     .optional(),
   PORCHLIGHT_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: LogLevel.default("info"),
-  PORCHLIGHT_OWNER_EMAIL: z.email().default("owner@localhost"),
+  PORCHLIGHT_OWNER_EMAIL: AccountEmail.default("owner@localhost"),
   PORCHLIGHT_TRUSTED_PROXIES: z
     .string()
     .default("")

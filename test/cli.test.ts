@@ -5,11 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { bootstrapOwner } from "../server/accounts/accounts.ts";
 import { hashToken } from "../server/accounts/secrets.ts";
 import { firstStartMessage } from "../server/cli/first-start.ts";
 import { type CliDeps, runCli } from "../server/cli/program.ts";
 import { shutdown } from "../server/cli/shutdown.ts";
 import type { Config } from "../server/config.ts";
+import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import type { Store } from "../server/store/store.ts";
 import { client, createPostgresDatabase, describeStores, freePort, makeApp } from "./helpers.ts";
@@ -431,6 +433,29 @@ describeStores("porchlight command", (kind) => {
     expect((await client(app, token).get("/public/v1/sites")).status).toBe(401);
     expect((await run("token", "list", "--email", "tok@example.com")).out.split("\n")[1]).toMatch(/\trevoked /);
     expect(await run("token", "revoke", id)).toMatchObject({ code: 0, out: `${id} was already revoked` });
+  });
+
+  test("the default owner the server creates (owner@localhost) is an address the CLI accepts", async () => {
+    // A fresh install: an empty store, where the server's first start makes the owner from the config's default.
+    const fresh = await kind.open();
+    try {
+      const onFresh = (...argv: string[]) =>
+        cli(argv, { env: { PORCHLIGHT_DATA_DIR: fresh.dataDir }, withStore: (_config, use) => use(fresh.store) });
+      expect(await bootstrapOwner(fresh.store, loadConfig({}).ownerEmail, new Date())).toMatch(/^pl_/);
+      const created = await onFresh("token", "create", "--email", "owner@localhost", "--name", "replacement");
+      expect(created.code).toBe(0);
+      const { app } = makeApp(fresh.store);
+      expect((await client(app, created.out).get("/public/v1/sites")).status).toBe(200);
+      const member = await onFresh("user", "create", "--email", "ed@localhost", "--join", "owner@localhost");
+      expect(member.code).toBe(0);
+      expect(await fresh.store.findUserByEmail("ed@localhost")).toMatchObject({ role: "viewer" });
+      // Still not addresses: no @, a space, no host.
+      for (const bad of ["owner", "own er@localhost", "owner@"]) {
+        expect((await onFresh("token", "create", "--email", bad)).code).toBe(2);
+      }
+    } finally {
+      await fresh.cleanup();
+    }
   });
 
   test("the installed command works against the same data directory or DATABASE_URL", async () => {

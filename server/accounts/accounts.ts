@@ -1,12 +1,10 @@
 import { z } from "zod";
-import { Plan, RoleName } from "../contract/account.ts";
+import { AccountEmail, Plan, RoleName } from "../contract/account.ts";
 import type { Store } from "../store/store.ts";
 import { generateToken, hashToken } from "./secrets.ts";
 
 /** A request the account commands refuse, with a message for the person who typed it. */
 export class AccountError extends Error {}
-
-const Email = z.email().max(254);
 
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const r = schema.safeParse(value);
@@ -26,7 +24,7 @@ export interface NewUser {
  * becomes a member of that owner's workspace with `role` (admin, editor or viewer; a workspace has one owner).
  */
 export async function createUser(store: Store, input: NewUser, now: Date) {
-  const email = check(Email, input.email, "--email").toLowerCase();
+  const email = check(AccountEmail, input.email, "--email").toLowerCase();
   if (await store.findUserByEmail(email)) throw new AccountError(`A user with e-mail ${email} already exists`);
   if (input.join === undefined) {
     if (input.role !== undefined) throw new AccountError("--role goes with --join");
@@ -35,7 +33,7 @@ export async function createUser(store: Store, input: NewUser, now: Date) {
     return { ...created, email, plan };
   }
   if (input.plan !== undefined) throw new AccountError("--plan belongs to the workspace; it cannot go with --join");
-  const owner = await store.findUserByEmail(check(Email, input.join, "--join"));
+  const owner = await store.findUserByEmail(check(AccountEmail, input.join, "--join"));
   if (!owner) throw new AccountError(`No user with e-mail ${input.join}`);
   const role = check(RoleName.exclude(["owner"]), input.role ?? "viewer", "--role");
   const created = await store.createUser({ email, workspaceId: owner.workspace_id, role }, now.toISOString());
@@ -44,7 +42,7 @@ export async function createUser(store: Store, input: NewUser, now: Date) {
 
 /** Issues a token for a user; the plain token is returned once and never stored. */
 export async function createToken(store: Store, email: string, name: string | undefined, now: Date) {
-  const user = await store.findUserByEmail(check(Email, email, "--email"));
+  const user = await store.findUserByEmail(check(AccountEmail, email, "--email"));
   if (!user) throw new AccountError(`No user with e-mail ${email}`);
   const tokenName = check(z.string().trim().min(1).max(100), name ?? "cli", "--name");
   const token = generateToken();

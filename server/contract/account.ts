@@ -7,6 +7,12 @@ export type Plan = z.infer<typeof Plan>;
 /** Status pages a workspace may have on each plan (spec 8). */
 export const STATUS_PAGE_LIMITS: Record<Plan, number> = { free: 1, solo: 2, team: 5, stack: Number.POSITIVE_INFINITY };
 
+/**
+ * A user's e-mail address: the HTML form's rule (WHATWG), which also accepts a host without a dot, so that the
+ * default owner `owner@localhost` of a fresh install is as valid for the CLI as for the server that created it.
+ */
+export const AccountEmail = z.email({ pattern: z.regexes.html5Email }).max(254);
+
 export const ROLES = ["owner", "admin", "editor", "viewer"] as const;
 export const RoleName = z.enum(ROLES);
 export type RoleName = z.infer<typeof RoleName>;
