@@ -2,6 +2,9 @@
 // which works from any static host, under the sub-path PORCHLIGHT_SITE_BASE when set.
 import { defineConfig } from "astro/config";
 
+// No build phones home: Astro's telemetry reads this when it records the build, which is after this file loads.
+process.env.ASTRO_TELEMETRY_DISABLED = "1";
+
 const trimmed = (process.env.PORCHLIGHT_SITE_BASE ?? "/").replace(/^\/+|\/+$/g, "");
 
 export default defineConfig({

@@ -118,14 +118,18 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     // The static build, into a folder of its own, from the same SQLite file in a child process (as `npm run build`
     // would run it: NODE_ENV=production, so Vite does not bundle Lit's development build).
     outDir = mkdtempSync(join(tmpdir(), "porchlight-site-"));
+    const networkLog = `${outDir}-network.log`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PORCHLIGHT_DATA_DIR: dataDir,
       PORCHLIGHT_SITE_URL: SITE_URL,
       PORCHLIGHT_SITE_BASE: BASE,
       PORCHLIGHT_SITE_API_URL: app.origin,
-      ASTRO_TELEMETRY_DISABLED: "1",
       NODE_ENV: "production",
+      // Every connection or lookup towards another host is written here: a build makes none (Astro's telemetry is
+      // off in astro.config.mjs, not by this environment).
+      NODE_OPTIONS: `--import ${join(process.cwd(), "test/support/network-log.mjs")}`,
+      PORCHLIGHT_NETWORK_LOG: networkLog,
       LOG_LEVEL: "silent",
     };
     for (const name of ["PORCHLIGHT_API_URL", "PORCHLIGHT_API_TOKEN", "DATABASE_URL", "PORCHLIGHT_PUBLIC_URL"]) {
@@ -135,6 +139,8 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
       env,
       maxBuffer: 16 * 1024 * 1024,
     });
+    expect(existsSync(networkLog) ? readFileSync(networkLog, "utf8") : "").toBe("");
+    rmSync(networkLog, { force: true });
 
     // A plain static host: /status/... from the build, its 404 page for anything else.
     site = await listen((req, res) => {
