@@ -34,7 +34,7 @@ export async function main(argv: string[]): Promise<number> {
     work: async (config, region) => (await import("./cli/worker.ts")).work(config, region),
     async refreshRdap(config, from) {
       const { refreshBootstrap } = await import("./engine/domain.ts");
-      mkdirSync(config.dataDir, { recursive: true });
+      mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
       return refreshBootstrap(config.dataDir, from);
     },
   });

@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -116,6 +119,23 @@ describeStores("store", (kind) => {
       expect(mode.rows[0]?.journal_mode).toBe("wal");
       expect(sync.rows[0]?.synchronous).toBe(2);
       expect(fk.rows[0]?.foreign_keys).toBe(1);
+    });
+
+    test("a new data directory and its database files are the owner's alone, whatever the umask", async () => {
+      const dir = join(mkdtempSync(join(tmpdir(), "porchlight-modes-")), "data");
+      const umask = process.umask(0o022);
+      try {
+        const fresh = await openStore({ dataDir: dir });
+        await bootstrapOwner(fresh, "modes@example.com", new Date());
+        const mode = (name: string) => (statSync(join(dir, name)).mode & 0o777).toString(8);
+        expect(mode("")).toBe("700");
+        expect(readdirSync(dir).sort()).toEqual(["porchlight.db", "porchlight.db-shm", "porchlight.db-wal"]);
+        for (const name of readdirSync(dir)) expect(mode(name), name).toBe("600");
+        await fresh.close();
+      } finally {
+        process.umask(umask);
+        rmSync(join(dir, ".."), { recursive: true, force: true });
+      }
     });
   }
 });

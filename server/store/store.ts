@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { type Insertable, Kysely, type LogEvent, PostgresDialect, type Selectable, SqliteDialect, sql } from "kysely";
@@ -87,8 +87,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await store.migrate();
     return store;
   }
-  mkdirSync(options.dataDir, { recursive: true });
+  // The database holds token and password hashes and the headers owners give their sites: for the owner only. The
+  // modes apply to what this creates; SQLite gives the -wal and -shm files the database file's mode.
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = join(options.dataDir, "porchlight.db");
+  closeSync(openSync(file, "a", 0o600));
   const sqlite = new SQLite(file);
   sqlite.pragma("journal_mode = WAL");
   // FULL in WAL mode: a commit the API has acknowledged survives power loss, not only a process crash.
