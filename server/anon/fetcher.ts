@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
-import ipaddr from "ipaddr.js";
+import { addressRefusal } from "../engine/address-policy.ts";
 import { resolveAll } from "../engine/dns-cache.ts";
 import { DOMAIN_CACHE, type DomainLookupOptions } from "../engine/domain.ts";
 import { CHECK_DEFAULTS, type CheckPolicy, checkHttp } from "../engine/http-check.ts";
@@ -47,46 +47,14 @@ export interface Fetched {
 }
 
 const WEB_SCHEMES = new Set(["http:", "https:"]);
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
-
-/** ipaddr.js's range names as a reader knows them. */
-const RANGE_NAMES: Record<string, string> = {
-  unspecified: "unspecified",
-  broadcast: "broadcast",
-  multicast: "multicast",
-  linkLocal: "link-local",
-  loopback: "loopback",
-  carrierGradeNat: "carrier-grade NAT",
-  private: "private",
-  reserved: "reserved",
-  uniqueLocal: "unique local",
-  deprecatedSiteLocal: "site-local",
-  discard: "discard-only",
-  rfc6145: "IPv4-translated",
-  rfc6052: "NAT64",
-  "6to4": "6to4",
-  teredo: "Teredo",
-};
 
 /**
- * Why an address may not be connected to, or null when it may: public unicast only. IPv4-mapped IPv6 is judged
- * as the IPv4 address inside (ipaddr.js `process`); IPv6 must also lie in 2000::/3, the only range IANA hands out
- * for global unicast, which catches what ipaddr.js calls unicast but nobody routes (IPv4-compatible `::7f00:1`).
+ * Why an address may not be connected to, or null when it may: the engine's public-unicast rule
+ * (`nonPublicRange` in server/engine/address-policy.ts) with the policy's explicit exceptions and never
+ * `allowPrivate`, whatever PORCHLIGHT_ALLOW_PRIVATE_TARGETS says.
  */
-function refusal(address: string, policy: Pick<FetchPolicy, "allowAddresses">): string | null {
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    parsed = ipaddr.process(address);
-  } catch {
-    return "not an IP address";
-  }
-  const allowed = policy.allowAddresses;
-  if (allowed?.has(address) || allowed?.has(parsed.toString())) return null;
-  const range = parsed.range();
-  if (range !== "unicast") return `${RANGE_NAMES[range] ?? range}, not a public address`;
-  if (parsed.kind() === "ipv6" && !parsed.match(GLOBAL_UNICAST_V6)) return "outside 2000::/3, not a public address";
-  return null;
-}
+const refusal = (address: string, policy: Pick<FetchPolicy, "allowAddresses">): string | null =>
+  addressRefusal(address, policy.allowAddresses ? { allowAddresses: policy.allowAddresses } : {});
 
 /** Whether a socket may connect to this address: public unicast, or one of the policy's explicit exceptions. */
 export function isPublicAddress(address: string, policy: Pick<FetchPolicy, "allowAddresses"> = {}): boolean {

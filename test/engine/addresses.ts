@@ -1,0 +1,86 @@
+/**
+ * The one table of addresses that the engine's checks (test/engine/address-policy.test.ts) and the anonymous
+ * fetcher (test/anon/ssrf.test.ts) are both run against: each address with the range it is refused as, or null
+ * when it is public unicast and may be connected to.
+ */
+export const ADDRESS_TABLE: readonly (readonly [address: string, refusedAs: string | null])[] = [
+  // IPv4 special-purpose ranges, with their edges.
+  ["127.0.0.1", "loopback"],
+  ["127.255.255.254", "loopback"],
+  ["10.0.0.1", "private"],
+  ["172.16.0.1", "private"],
+  ["172.31.255.255", "private"],
+  ["192.168.1.1", "private"],
+  ["169.254.169.254", "link-local"],
+  ["100.64.0.1", "carrier-grade NAT"],
+  ["100.127.255.254", "carrier-grade NAT"],
+  ["0.0.0.0", "unspecified"],
+  ["0.1.2.3", "unspecified"],
+  ["224.0.0.1", "multicast"],
+  ["239.255.255.250", "multicast"],
+  ["255.255.255.255", "broadcast"],
+  ["240.0.0.1", "reserved"],
+  ["192.0.0.1", "reserved"],
+  ["192.0.2.1", "reserved"],
+  ["198.51.100.1", "reserved"],
+  ["203.0.113.1", "reserved"],
+  ["198.18.0.1", "reserved"],
+  ["192.88.99.1", "reserved"],
+  // IPv4-mapped IPv6 is the IPv4 address inside, in either spelling.
+  ["::ffff:127.0.0.1", "loopback"],
+  ["::ffff:7f00:1", "loopback"],
+  ["::ffff:10.0.0.1", "private"],
+  ["::ffff:169.254.169.254", "link-local"],
+  ["::ffff:100.64.0.1", "carrier-grade NAT"],
+  ["::ffff:0:7f00:1", "IPv4-translated"],
+  // IPv4-compatible IPv6 (::/96, deprecated): refused whatever it embeds; Linux connects ::7f00:1 to 127.0.0.1.
+  ["::7f00:1", "IPv4-compatible IPv6"],
+  ["::127.0.0.1", "IPv4-compatible IPv6"],
+  ["::a00:1", "IPv4-compatible IPv6"],
+  ["::a9fe:a9fe", "IPv4-compatible IPv6"],
+  ["::808:808", "IPv4-compatible IPv6"],
+  // NAT64, 6to4 and Teredo: refused whole, whatever IPv4 address they embed (a translator decides where they lead).
+  ["64:ff9b::7f00:1", "NAT64"],
+  ["64:ff9b::a9fe:a9fe", "NAT64"],
+  ["64:ff9b::808:808", "NAT64"],
+  ["64:ff9b:1::1", "NAT64"],
+  ["2002:7f00:1::1", "6to4"],
+  ["2002:a00:1::1", "6to4"],
+  ["2002:808:808::1", "6to4"],
+  ["2001::1", "Teredo"],
+  ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"],
+  // IPv6 special-purpose ranges.
+  ["::", "unspecified"],
+  ["::1", "loopback"],
+  ["fc00::1", "unique local"],
+  ["fd12:3456::1", "unique local"],
+  ["fe80::1", "link-local"],
+  ["febf::1", "link-local"],
+  ["fec0::1", "site-local"],
+  ["ff02::1", "multicast"],
+  ["ff0e::1", "multicast"],
+  ["2001:db8::1", "reserved"],
+  ["3fff::1", "reserved"],
+  ["2001:2::1", "benchmarking"],
+  ["2001:20::1", "ORCHID"],
+  ["100::1", "discard-only"],
+  ["5f00::1", "segment routing"],
+  ["4000::1", "outside 2000::/3"],
+  ["e000::1", "outside 2000::/3"],
+  // Public unicast, some right beside a refused range.
+  ["93.184.215.14", null],
+  ["8.8.8.8", null],
+  ["1.1.1.1", null],
+  ["11.0.0.1", null],
+  ["100.63.255.255", null],
+  ["100.128.0.1", null],
+  ["172.32.0.1", null],
+  ["223.255.255.254", null],
+  ["::ffff:8.8.8.8", null],
+  ["2606:4700:4700::1111", null],
+  ["2001:4860:4860::8888", null],
+  ["2a00:1450:4001::1", null],
+];
+
+export const REFUSED = ADDRESS_TABLE.filter((row): row is readonly [string, string] => row[1] !== null);
+export const PUBLIC = ADDRESS_TABLE.filter(([, refusedAs]) => refusedAs === null).map(([address]) => address);
