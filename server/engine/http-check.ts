@@ -7,14 +7,18 @@ import {
   type TLSSocket,
   connect as tlsConnect,
 } from "node:tls";
-import ipaddr from "ipaddr.js";
 import { Client } from "undici";
+import { addressRefusal } from "./address-policy.ts";
 import { resolveAll } from "./dns-cache.ts";
 
 /** What one check asks of a target: the site's own settings. */
 export interface CheckTarget {
   url: string;
   method: string;
+  /**
+   * Sent on every hop of the same origin as `url`. From the first hop to another origin on, credential headers
+   * (`isCredentialHeader`) and `Host` are left out for the rest of the redirect chain.
+   */
   headers: { name: string; value: string }[];
   timeoutMs: number;
   successCodes: number[];
@@ -25,7 +29,7 @@ export interface CheckTarget {
 
 /** How checks behave: the same policy for every site of an engine. */
 export interface CheckPolicy {
-  /** Allow private, loopback and link-local targets (PORCHLIGHT_ALLOW_PRIVATE_TARGETS). */
+  /** Allow every address, private, loopback and link-local ones included (PORCHLIGHT_ALLOW_PRIVATE_TARGETS). */
   allowPrivate: boolean;
   /** Addresses of a host name; the engine passes a cached resolver, tests a fixed one. */
   resolve?: (host: string) => Promise<string[]>;
@@ -36,8 +40,9 @@ export interface CheckPolicy {
   /** Extra trusted certificate authorities (PEM), besides the system's. */
   extraCa?: string[];
   /**
-   * Judges every address before a socket connects to it, in place of `allowPrivate` and the public-unicast rule:
-   * null lets the connection go ahead, a reason refuses it. The anonymous surface passes its own stricter policy.
+   * Judges every address before a socket connects to it, in place of `allowPrivate` and `addressRefusal`: null lets
+   * the connection go ahead, a reason refuses it. The anonymous surface passes the same rule without `allowPrivate`
+   * and with its own message.
    */
   refuseAddress?: (address: string) => string | null;
 }
@@ -81,11 +86,54 @@ const userAgent = (region = "local") => `Porchlight/0.1 (site monitoring; region
 
 class CheckFailure extends Error {}
 
-/** Whether an address may be checked: public unicast only, unless private targets are allowed. */
-export function addressAllowed(address: string, allowPrivate: boolean): { ok: true } | { ok: false; range: string } {
-  const parsed = ipaddr.process(address);
-  const range = parsed.range();
-  return allowPrivate || range === "unicast" ? { ok: true } : { ok: false, range };
+/**
+ * Header names sent only to the site's own origin: the credentials a browser, fetch or curl drop on a hop to
+ * another origin (`Authorization`, `Cookie`, `Proxy-Authorization`), and any name containing one of
+ * `CREDENTIAL_NAME_PARTS` (`X-Api-Key`, `X-Auth-Token`, `Private-Token`, `X-Session-Id`…), since a site has no
+ * field that marks a header secret and owners put their API keys in headers of any name.
+ */
+export const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"] as const;
+/** Parts of a header name (lowercase) that make it a credential wherever they stand in it. */
+export const CREDENTIAL_NAME_PARTS = [
+  "auth",
+  "token",
+  "secret",
+  "key",
+  "session",
+  "cookie",
+  "password",
+  "passwd",
+  "credential",
+  "signature",
+  "csrf",
+  "xsrf",
+] as const;
+
+/** Whether a header (any case) is a credential: sent on hops of the site's own origin only. */
+export function isCredentialHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return (
+    (CREDENTIAL_HEADERS as readonly string[]).includes(lower) || CREDENTIAL_NAME_PARTS.some((p) => lower.includes(p))
+  );
+}
+
+/** Headers that describe a request body; a redirect that turns the method into GET drops them with the body. */
+const BODY_HEADERS = new Set([
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "content-language",
+  "content-location",
+]);
+
+/**
+ * The method of the hop after a redirect, as browsers and fetch do it: a 303 turns everything but GET and HEAD into
+ * GET, a 301 or 302 turns POST into GET; 307 and 308 keep the method.
+ */
+export function methodAfterRedirect(status: number, method: string): string {
+  if (status === 303 && method !== "GET" && method !== "HEAD") return "GET";
+  if ((status === 301 || status === 302) && method === "POST") return "GET";
+  return method;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
@@ -134,6 +182,7 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
   const timings: CheckResult["timings"] = { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null, totalMs: 0 };
   let url = target.url;
   let method = target.method;
+  let headers = target.headers;
   let redirects = 0;
   let address: string | null = null;
   let certificate: Certificate | null = null;
@@ -166,24 +215,31 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
         const reason = policy.refuseAddress(chosen);
         if (reason !== null) throw new CheckFailure(`refused: ${host} is ${chosen} (${reason})`);
       } else {
-        const allowed = addressAllowed(chosen, policy.allowPrivate);
-        if (!allowed.ok) {
+        const reason = addressRefusal(chosen, { allowPrivate: policy.allowPrivate });
+        if (reason !== null) {
           throw new CheckFailure(
-            `refused: ${host} is ${chosen} (${allowed.range}); checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true`,
+            `refused: ${host} is ${chosen} (${reason}); checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true`,
           );
         }
       }
       address = chosen;
-      const hopResult = await request(hop, host, chosen, method, target, policy, deadline, cap, timings);
+      const hopResult = await request(hop, host, chosen, method, headers, target, policy, deadline, cap, timings);
       if (hopResult.certificate) certificate = hopResult.certificate;
       const location = hopResult.headers.location;
       if (REDIRECTS.has(hopResult.statusCode) && location) {
-        const next = new URL(location, hop).href;
-        if (seen.has(next)) throw new CheckFailure(`redirect loop at ${next}`);
+        const next = new URL(location, hop);
+        if (seen.has(next.href)) throw new CheckFailure(`redirect loop at ${next.href}`);
         if (redirects >= maxRedirects) throw new CheckFailure(`too many redirects (more than ${maxRedirects})`);
         redirects++;
-        if (hopResult.statusCode === 303) method = "GET";
-        url = next;
+        // Scheme, host or port changed. Once left out they stay out, also if a later hop comes back: the other
+        // origin chose that URL, and the credentials are not its to aim (curl would send them again there).
+        if (next.origin !== hop.origin) {
+          headers = headers.filter((h) => !isCredentialHeader(h.name) && h.name.toLowerCase() !== "host");
+        }
+        const nextMethod = methodAfterRedirect(hopResult.statusCode, method);
+        if (nextMethod !== method) headers = headers.filter((h) => !BODY_HEADERS.has(h.name.toLowerCase()));
+        method = nextMethod;
+        url = next.href;
         continue;
       }
       const code = hopResult.statusCode;
@@ -227,6 +283,7 @@ async function request(
   host: string,
   addressToUse: string,
   method: string,
+  ownHeaders: CheckTarget["headers"],
   target: CheckTarget,
   policy: CheckPolicy,
   deadline: AbortSignal,
@@ -291,7 +348,7 @@ async function request(
       accept: "*/*",
       "accept-encoding": "identity",
     };
-    for (const h of target.headers) headers[h.name.toLowerCase()] = h.value;
+    for (const h of ownHeaders) headers[h.name.toLowerCase()] = h.value;
     const response = await client.request({
       path: `${hop.pathname}${hop.search}`,
       method,
