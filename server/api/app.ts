@@ -77,12 +77,6 @@ const publicCors: MiddlewareHandler = async (c, next) => {
   for (const [name, value] of Object.entries(PUBLIC_CORS)) c.res.headers.set(name, value);
 };
 
-/** Set after the handler, so that error answers carry it too (see publicCors for why not before). */
-const nosniff: MiddlewareHandler = async (c, next) => {
-  await next();
-  c.res.headers.set("x-content-type-options", "nosniff");
-};
-
 /**
  * Builds the whole HTTP application from explicit dependencies. Nothing here listens or reads the environment:
  * tests call `app.request()`; main.ts serves `listener`, which is the app behind the fast paths that answer hot
@@ -129,6 +123,8 @@ export function createApp({
     const id = requestIdFrom(header(c, "x-request-id"));
     c.set("requestId", id);
     c.header("x-request-id", id);
+    // Every answer, errors included: a browser must never take JSON or an error for a script or a page.
+    c.header("x-content-type-options", "nosniff");
     await next();
     const ms = Math.round((performance.now() - started) * 10) / 10;
     logRequest(logger, { requestId: id, method: c.req.method, path: c.req.path, status: c.res.status, ms });
@@ -138,7 +134,6 @@ export function createApp({
   app.use("/api/status-page/*", publicCors);
   app.use("/public/v1/openapi.json", publicCors);
   app.use("/badge/*", publicCors);
-  for (const path of ["/", "/metrics", "/badge/*"]) app.use(path, nosniff);
   for (const path of [
     "/public/anon/domain-snapshot",
     "/public/anon/domain-snapshot/*",
@@ -241,5 +236,5 @@ export function createApp({
     records.drop((key) => ids.has(key.slice(0, key.indexOf("|"))));
     if (summary.pagesChanged) views.invalidate();
   };
-  return { app, listener, fastPath, fastPathCounts: counts, recorded, mailer };
+  return { app, listener, fastPath, fastPathCounts: counts, recorded, mailer, routes };
 }

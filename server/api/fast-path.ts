@@ -108,6 +108,8 @@ export function siteDetailFastPath(deps: {
           res.writeHead(429, [
             "content-type",
             JSON_TYPE,
+            "x-content-type-options",
+            "nosniff",
             "x-request-id",
             requestId,
             ...Object.entries(error.headers ?? {}).flat(),
@@ -122,6 +124,8 @@ export function siteDetailFastPath(deps: {
           JSON_TYPE,
           "content-length",
           String(json.byteLength),
+          "x-content-type-options",
+          "nosniff",
           "x-request-id",
           requestId,
           ...headers,
@@ -134,7 +138,7 @@ export function siteDetailFastPath(deps: {
       },
       (err) => {
         logger.error({ err, requestId }, "rate limiter failed");
-        res.writeHead(500, ["content-type", JSON_TYPE, "x-request-id", requestId]);
+        res.writeHead(500, ["content-type", JSON_TYPE, "x-content-type-options", "nosniff", "x-request-id", requestId]);
         res.end(JSON.stringify(errorBody(new ApiError(500, "internal", "Internal error"))));
         observe(SITE_DETAIL_ROUTE, "GET", 500, (performance.now() - started) / 1000);
       },

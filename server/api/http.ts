@@ -73,6 +73,7 @@ export const PUBLIC_CORS_PREFLIGHT = {
 export function viewHeaders(visibility: PageView["visibility"], etag: string): Record<string, string> {
   const headers: Record<string, string> = {
     "content-type": "application/json; charset=utf-8",
+    "x-content-type-options": "nosniff",
     etag,
     // Public answers may be stored anywhere but must be revalidated; protected ones never leave the browser.
     "cache-control": visibility === "public" ? "public, no-cache" : "private, no-store",

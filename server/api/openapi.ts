@@ -40,6 +40,12 @@ const HEADERS = {
       "Names this request in the server's log; every answer carries it, errors included. An X-Request-Id sent with the request is kept when it is at most 255 letters, digits, `_`, `-` or `=`; otherwise the server makes a UUID.",
     schema: { type: "string", maxLength: 255, example: "3f1c2a9e-6d0b-4c59-9a51-0c6f2d7e8b14" },
   },
+  "X-Content-Type-Options": {
+    header: "X-Content-Type-Options",
+    description:
+      "On every answer, errors included: browsers must take the answer as the Content-Type it names, never sniff it as a script or a page.",
+    schema: { type: "string", const: "nosniff" },
+  },
   "RateLimit-Policy": {
     header: "RateLimit-Policy",
     description:
@@ -203,7 +209,11 @@ function responses(components: Components, r: Route): Record<string, Json> {
   const limit = limitOf(r);
   // "attempts" counts only failures and sends no RateLimit fields; the other limits count every request.
   const counted = limit === "token" || limit === "client";
-  const always: ResponseHeader[] = ["X-Request-Id", ...(counted ? (["RateLimit-Policy", "RateLimit"] as const) : [])];
+  const always: ResponseHeader[] = [
+    "X-Request-Id",
+    "X-Content-Type-Options",
+    ...(counted ? (["RateLimit-Policy", "RateLimit"] as const) : []),
+  ];
   const successHeaders = components.headers([...always, ...(r.response.headers ?? [])]);
   const out: Record<string, Json> = {
     [r.response.status]: {
@@ -220,7 +230,7 @@ function responses(components: Components, r: Route): Record<string, Json> {
   const errorRef = { $ref: "#/components/schemas/Error" };
   const statuses = [...new Set([...r.errors, ...(limit ? [429] : [])])].sort((a, b) => a - b);
   for (const status of statuses) {
-    const headers: ResponseHeader[] = ["X-Request-Id"];
+    const headers: ResponseHeader[] = ["X-Request-Id", "X-Content-Type-Options"];
     // A 401 is answered before anything is counted: the token is unknown.
     if (counted && status !== 401) headers.push("RateLimit-Policy", "RateLimit");
     if (status === 429) headers.push("Retry-After");
@@ -285,7 +295,7 @@ export function openApiDocument(routes: Route[], publicUrl: string): Json {
       responses: {
         200: {
           description: "The OpenAPI 3.1 document",
-          headers: components.headers(["X-Request-Id", "DocumentCacheControl"]),
+          headers: components.headers(["X-Request-Id", "X-Content-Type-Options", "DocumentCacheControl"]),
           content: { "application/json": { schema: { type: "object", description: "An OpenAPI 3.1 document" } } },
         },
       },
