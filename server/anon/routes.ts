@@ -138,7 +138,10 @@ export function anonRoutes({ store, clock, config, logger, mailer, limiter }: An
       access: "none",
       rateLimit: "client",
       params: z.object({
-        snapshotId: z.string().max(64).meta({ description: "The id POST /public/anon/domain-snapshot answered" }),
+        snapshotId: z
+          .string()
+          .regex(/^[\w-]{1,64}$/)
+          .meta({ description: "The id POST /public/anon/domain-snapshot answered" }),
       }),
       response: {
         status: 200,
@@ -149,7 +152,8 @@ export function anonRoutes({ store, clock, config, logger, mailer, limiter }: An
       handler: async ({ params, c }) => {
         await limit(c, rules.poll);
         const row = await getSnapshot(store, params.snapshotId);
-        if (!row) throw notFound("Snapshot");
+        // Word for word what an id that could never exist gets (route.ts's pathParser).
+        if (!row) throw notFound("Domain snapshot");
         const status = row.status as z.infer<typeof SnapshotStatus>;
         if (status === "ready" && row.result) {
           return envelope(200, "Snapshot is ready", {

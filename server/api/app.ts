@@ -32,7 +32,7 @@ import { PageViews } from "./page-views.ts";
 import { publicPageRoutes } from "./public-pages.ts";
 import { createMemoryLimiter, enforceLimit, type Limiter, type LimitRule } from "./rate-limit.ts";
 import { ReadModel } from "./read-model.ts";
-import { parseOrThrow, queryObject, type Route, readJson } from "./route.ts";
+import { parseOrThrow, pathParser, queryObject, type Route, readJson } from "./route.ts";
 import { type SiteRecord, siteRoutes } from "./sites.ts";
 import { statusPageRoutes } from "./status-pages.ts";
 import { type Clock, systemClock } from "./time.ts";
@@ -167,6 +167,7 @@ export function createApp({
 
   for (const def of routes) {
     const path = def.path.replace(/\{(\w+)\}/g, ":$1");
+    const parseParams = pathParser(def);
     app.on(def.method.toUpperCase(), path, async (c) => {
       let principal = null;
       if (def.access === "token") {
@@ -179,7 +180,7 @@ export function createApp({
         principal = found;
         await enforceLimit(c, limiter, apiRule, found.tokenId);
       }
-      const params = def.params ? parseOrThrow(def.params, c.req.param(), "path parameter") : {};
+      const params = parseParams(c.req.param());
       const query = def.query ? parseOrThrow(def.query, queryObject(c), "query parameter") : {};
       const body = def.body ? parseOrThrow(def.body, await readJson(c), "body") : undefined;
       const reply = await def.handler({ params, query, body, principal, c });

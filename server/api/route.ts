@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { Permission } from "../contract/account.ts";
+import { unstorableText } from "../contract/common.ts";
 import type { Principal } from "../store/store.ts";
-import { ApiError, badRequest, type FieldDetail } from "./errors.ts";
+import { ApiError, badRequest, type FieldDetail, notFound } from "./errors.ts";
 import type { ResponseHeader, Tag } from "./openapi.ts";
 
 type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
@@ -100,17 +101,97 @@ export function fieldDetails(error: z.ZodError, prefix = ""): FieldDetail[] {
   });
 }
 
-export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, what: string, prefix = ""): z.output<S> {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const details = fieldDetails(result.error, prefix);
-    const summary = details
-      .slice(0, 3)
-      .map((d) => `${d.field} ${d.message}`)
-      .join("; ");
-    throw badRequest(`Invalid ${what}: ${summary}`, details);
+/** The most unstorable strings one answer names: a 64 KiB body could hold thousands. */
+const MAX_TEXT_DETAILS = 20;
+
+/**
+ * Every string in a parsed input, object keys included, that text cannot hold (see unstorableText), as field details
+ * named the way fieldDetails names them. Iterative, so that a body nested thousands of levels deep cannot overflow
+ * the stack.
+ */
+export function unstorableFields(value: unknown, prefix = ""): FieldDetail[] {
+  type Node = { value: unknown; key: string | null; parent: Node | null };
+  const name = (node: Node) => {
+    const path: string[] = [];
+    for (let n: Node | null = node; n?.key != null; n = n.parent) path.unshift(n.key);
+    return [prefix, ...path].filter(Boolean).join(".") || "(body)";
+  };
+  const found: FieldDetail[] = [];
+  const stack: Node[] = [{ value, key: null, parent: null }];
+  while (stack.length > 0 && found.length < MAX_TEXT_DETAILS) {
+    const node = stack.pop() as Node;
+    if (typeof node.value === "string") {
+      const why = unstorableText(node.value);
+      if (why) found.push({ field: name(node), message: why });
+    } else if (typeof node.value === "object" && node.value !== null) {
+      const entries = Array.isArray(node.value)
+        ? node.value.map((item, i) => [String(i), item] as const)
+        : Object.entries(node.value);
+      // Reversed onto the stack, so that fields are named in the order they were sent.
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i] as readonly [string, unknown];
+        const child = { value: item, key, parent: node };
+        const why = unstorableText(key);
+        if (why) found.push({ field: name(child), message: why });
+        stack.push(child);
+      }
+    }
   }
-  return result.data;
+  return found.slice(0, MAX_TEXT_DETAILS);
+}
+
+/**
+ * Parses a query or body with its schema, or throws a 400 naming every bad field. Strings that no store can hold
+ * (NUL, unpaired surrogates) are refused here for every route and field alike, before any handler runs.
+ */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, what: string, prefix = ""): z.output<S> {
+  const text = unstorableFields(value, prefix);
+  const result = schema.safeParse(value);
+  if (result.success && text.length === 0) return result.data;
+  const named = new Set(text.map((d) => d.field));
+  const details = [
+    ...text,
+    ...(result.success ? [] : fieldDetails(result.error, prefix).filter((d) => !named.has(d.field))),
+  ];
+  const summary = details
+    .slice(0, 3)
+    .map((d) => `${d.field} ${d.message}`)
+    .join("; ");
+  throw badRequest(`Invalid ${what}: ${summary}`, details);
+}
+
+/** No id or slug comes near this (the longest, a slug, is 64 characters); longer path parameters name nothing. */
+const MAX_PATH_PARAMETER = 256;
+
+/**
+ * The parser of a route's path parameters. A value that cannot name anything (its schema refuses it, text cannot
+ * hold it, or it is over-long) answers the 404 of an unknown resource, word for word, and never reaches the store:
+ * a malformed id and an unknown one look alike, as an unknown and another workspace's do. The resource is named by
+ * the segment before the parameter, singular (`/status-pages/{id}/items/{itemId}`: Status page, Item).
+ */
+export function pathParser(
+  def: Pick<Route, "path" | "params">,
+): (raw: Record<string, string>) => Record<string, unknown> {
+  const nouns = new Map<string, string>();
+  let collection = "";
+  for (const segment of def.path.split("/")) {
+    const param = /^\{(\w+)\}$/.exec(segment)?.[1];
+    if (param) nouns.set(param, collection);
+    else if (segment) collection = segment;
+  }
+  const missing = (param: string) => {
+    const noun = (nouns.get(param) ?? "").replace(/s$/, "").replaceAll("-", " ");
+    return notFound(noun ? `${noun[0]?.toUpperCase()}${noun.slice(1)}` : "Resource");
+  };
+  return (raw) => {
+    for (const [param, value] of Object.entries(raw)) {
+      if (value.length > MAX_PATH_PARAMETER || unstorableText(value)) throw missing(param);
+    }
+    if (!def.params) return {};
+    const result = def.params.safeParse(raw);
+    if (!result.success) throw missing(String(result.error.issues[0]?.path[0] ?? ""));
+    return result.data;
+  };
 }
 
 /** A query string as an object: one value as a string, a repeated parameter as an array (which scalars refuse). */

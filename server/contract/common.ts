@@ -5,6 +5,19 @@ export const Timestamp = z.iso
   .datetime()
   .meta({ description: "ISO 8601 timestamp (UTC)", example: "2026-11-21T08:00:00.000Z" });
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Why a string cannot be stored as text, or null when it can. PostgreSQL's text refuses NUL (U+0000), and a UTF-16
+ * surrogate without its pair has no UTF-8 form (drivers would store U+FFFD in its place). Every string of a request
+ * body or query passes this check at the edge (route.ts), so both stores see the same input or none.
+ */
+export function unstorableText(text: string): string | null {
+  if (text.includes("\0")) return "must not contain the NUL character (U+0000)";
+  if (LONE_SURROGATE.test(text)) return "must not contain an unpaired UTF-16 surrogate (not valid Unicode)";
+  return null;
+}
+
 /** The success envelope of spec 2.1 around a payload. */
 export function Envelope<T extends z.ZodType>(data: T) {
   return z.object({

@@ -1,8 +1,14 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { z } from "zod";
 import { hashToken } from "../../server/accounts/secrets.ts";
+import { createApp } from "../../server/api/app.ts";
+import type { Route } from "../../server/api/route.ts";
 import { ErrorEnvelope } from "../../server/contract/common.ts";
+import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { type App, client, describeStores, makeApp, seedOwner } from "../helpers.ts";
+import { type App, client, describeStores, seedOwner, TestClock, testConfig } from "../helpers.ts";
 
 type Operation = { method: string; path: string; security: unknown[]; hasBody: boolean };
 
@@ -21,17 +27,72 @@ function operations(doc: { paths: Record<string, Record<string, { security?: unk
   return out;
 }
 
+/** Limits high enough that the hundreds of requests below are never refused for their number. */
+const UNLIMITED = {
+  PORCHLIGHT_API_REQUESTS_PER_MINUTE: "1000000",
+  PORCHLIGHT_SNAPSHOTS_PER_MINUTE: "100000",
+  PORCHLIGHT_SNAPSHOT_POLLS_PER_MINUTE: "100000",
+  PORCHLIGHT_REPORTS_PER_HOUR: "100000",
+};
+
+type Json = Record<string, any>;
+type FieldPath = (string | number)[];
+
+/**
+ * The path of every string a body schema accepts (enums, dates and nullable strings included), from the JSON Schema
+ * zod makes of it for its input: a field added to a contract is in this list without anyone listing it.
+ */
+function stringFields(schema: z.ZodType): FieldPath[] {
+  const root = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json;
+  const found = new Map<string, FieldPath>();
+  const walk = (node: Json | undefined, path: FieldPath, depth: number): void => {
+    if (!node || depth > 20) return;
+    if (typeof node.$ref === "string") walk(root.$defs?.[node.$ref.replace("#/$defs/", "")], path, depth + 1);
+    for (const branch of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) {
+      walk(branch, path, depth + 1);
+    }
+    const strings = node.type === "string" || typeof node.const === "string" || typeof node.enum?.[0] === "string";
+    if (strings) found.set(path.join("."), path);
+    for (const [key, child] of Object.entries(node.properties ?? {})) walk(child as Json, [...path, key], depth + 1);
+    if (node.items) walk(node.items, [...path, 0], depth + 1);
+  };
+  walk(root, [], 0);
+  return [...found.values()];
+}
+
+/** A copy of `body` with `value` at `path`, objects and arrays made on the way as needed. */
+function withValue(body: unknown, path: FieldPath, value: unknown): unknown {
+  const copy = structuredClone(body) as Json;
+  let node: Json = copy;
+  path.forEach((key, i) => {
+    if (i === path.length - 1) node[key] = value;
+    else node = node[key] ??= typeof path[i + 1] === "number" ? [] : {};
+  });
+  return copy;
+}
+
 describeStores("every route: authentication, isolation and bad input", (kind) => {
   let store: Store;
   let cleanup: () => Promise<void>;
   let app: App;
+  let made: ReturnType<typeof createApp>;
+  let routes: Route[];
   let ops: Operation[];
   let owner: Awaited<ReturnType<typeof seedOwner>>;
   let ids: Record<string, string>;
+  /** The SQL of every query the store runs, for the test that needs to see none. */
+  const queries: string[] = [];
 
   beforeAll(async () => {
-    ({ store, cleanup } = await kind.open());
-    ({ app } = makeApp(store));
+    ({ store, cleanup } = await kind.open({ onQuery: (sql) => queries.push(sql) }));
+    made = createApp({
+      store,
+      config: testConfig(UNLIMITED),
+      logger: createLogger("silent"),
+      clock: new TestClock(),
+      checkResponses: true,
+    });
+    ({ app, routes } = made);
     owner = await seedOwner(store, "stack");
     const api = client(app, owner.token);
     const site = (await api.post("/public/v1/sites", { url: "https://example.com", name: "S" })).json.data;
@@ -45,6 +106,8 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
       itemId: String(item.id),
       incidentId: String(incident.id),
       slug: page.slug,
+      // Well formed; no snapshot was ever asked for.
+      snapshotId: "AAAAAAAAAAAAAAAAAAAAAA",
     };
     ops = operations((await api.get("/public/v1/openapi.json")).json);
   });
@@ -219,5 +282,284 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     expect(res.status).toBe(413);
     const slug = await mine.post("/public/v1/status-pages", { name: "x", slug: "a".repeat(60_000) });
     expect([400, 413]).toContain(slug.status);
+  });
+  // ---- what no store can hold: NUL and unpaired surrogates, in every parameter and every field ----------------
+
+  /** A valid body for every route that takes one: each bad-field case below changes one field of it. */
+  const validBodies = (): Record<string, unknown> => ({
+    "POST /public/v1/sites": {
+      url: "https://example.com/health",
+      name: "S",
+      method: "GET",
+      headers: [{ name: "X-Check", value: "yes" }],
+      parentGroup: "g",
+      notes: "n",
+      regions: ["local"],
+    },
+    "PATCH /public/v1/site/{siteId}": {
+      url: "https://example.com/health",
+      name: "S",
+      method: "HEAD",
+      headers: [{ name: "X-Check", value: "yes" }],
+      parentGroup: "g",
+      notes: "n",
+      regions: ["local"],
+    },
+    "POST /public/v1/status-pages": {
+      name: "Q",
+      slug: `q-${kind.name}`,
+      description: "d",
+      visibility: "password",
+      password: "a long password",
+      theme: { mode: "dark", accentColor: "#000000" },
+      customDomain: "status.example.com",
+    },
+    "PATCH /public/v1/status-pages/{id}": {
+      name: "P",
+      slug: `inv-${kind.name}`,
+      description: "d",
+      visibility: "password",
+      password: "a long password",
+      theme: { mode: "dark", accentColor: "#000000" },
+      customDomain: "status.example.com",
+    },
+    "DELETE /public/v1/status-pages/{id}": { confirmName: "P" },
+    "POST /public/v1/status-pages/{id}/items": { siteId: ids.siteId, label: "L" },
+    "PATCH /public/v1/status-pages/{id}/items/{itemId}": { label: "L" },
+    "POST /public/v1/status-pages/{id}/incidents": {
+      title: "t",
+      status: "resolved",
+      message: "m",
+      startedAt: "2026-11-20T10:00:00.000Z",
+      resolvedAt: "2026-11-20T11:00:00.000Z",
+    },
+    "POST /public/v1/status-pages/{id}/incidents/{incidentId}/updates": { status: "monitoring", message: "m" },
+    "PATCH /public/v1/status-pages/{id}/incidents/{incidentId}": { title: "t" },
+    "POST /public/anon/domain-snapshot": { domain: "example.com" },
+    "POST /public/anon/domain-report-24h": { domain: "example.com", email: "someone@example.com" },
+  });
+  const nameOf = (def: Route) => `${def.method.toUpperCase()} ${def.path}`;
+  const paramValue = (def: Route, name: string) =>
+    name === "slug" && def.path.startsWith("/badge/") ? (ids.slug as string) : (ids[name] ?? "x");
+  const pathOf = (def: Route, name?: string, value?: string) =>
+    def.path.replace(/\{(\w+)\}/g, (_, param: string) => (param === name ? (value as string) : paramValue(def, param)));
+  /** Asks a route as its owner would: the token on token routes, a valid body on write routes. */
+  const ask = (def: Route, path: string, body?: unknown) =>
+    client(app, def.access === "token" ? owner.token : undefined).call(
+      def.method.toUpperCase(),
+      path,
+      def.body ? (body ?? validBodies()[nameOf(def)]) : undefined,
+    );
+
+  /** Every row of every table but the tokens' (each request stamps last_used_at), in a stable order. */
+  async function everyRow(): Promise<string> {
+    const tables = (await store.db.introspection.getTables()).map((t) => t.name).filter((t) => t !== "api_tokens");
+    const out: Record<string, string[]> = {};
+    for (const table of tables.sort()) {
+      const rows = await (store.db as any).selectFrom(table).selectAll().execute();
+      out[table] = rows.map((row: unknown) => JSON.stringify(row)).sort();
+    }
+    const tokens = await store.db.selectFrom("api_tokens").select("id").execute();
+    return JSON.stringify({ ...out, api_tokens: tokens.length });
+  }
+
+  /**
+   * Path values no id or slug can have, as they appear in the address. `always`: refused before the route's own
+   * schema, whatever it allows (NUL, over-long); the others are refused by the parameter's schema, where it says
+   * what an id or slug looks like. (Surrogates cannot arrive decoded: their bytes are not UTF-8, so the value stays
+   * percent-encoded, and only a schema can tell it from a real id.)
+   */
+  const BAD_PATH_VALUES: [string, (valid: string) => string, { always: boolean }][] = [
+    ["NUL", () => "%00", { always: true }],
+    ["NUL after a valid value", (valid) => `${valid}%00`, { always: true }],
+    ["NUL before a valid value", (valid) => `%00${valid}`, { always: true }],
+    ["a valid value made over-long", (valid) => `${valid}${"9".repeat(300)}`, { always: true }],
+    ["100,000 characters", () => "a".repeat(100_000), { always: true }],
+    ["a lone high surrogate (CESU-8 bytes)", () => "%ED%A0%80", { always: false }],
+    ["a lone low surrogate after a valid value", (valid) => `${valid}%ED%B0%80`, { always: false }],
+    ["an overlong NUL", () => "%C0%80", { always: false }],
+    ["characters no id or slug has", () => "%E2%9C%93%20A", { always: false }],
+    ["a path escape", () => "..%2F..%2Fetc", { always: false }],
+  ];
+  /** A path parameter as the router hands it over: decoded, or as it came when it does not decode. */
+  const decoded = (value: string) => {
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  };
+  /** Well formed, but naming nothing: the answer every value above must give, word for word. */
+  const UNKNOWN: Record<string, string> = {
+    siteId: "000000000000000000000000",
+    id: "2147483647",
+    itemId: "2147483647",
+    incidentId: "2147483647",
+    slug: "no-such-page",
+    snapshotId: "nope",
+  };
+
+  test("the route table's body routes all have a valid body here, so that every field below is tested", () => {
+    const bodies = validBodies();
+    expect(Object.keys(bodies).sort()).toEqual(
+      routes
+        .filter((def) => def.body)
+        .map(nameOf)
+        .sort(),
+    );
+    for (const def of routes.filter((d) => d.body)) {
+      expect(def.body?.safeParse(bodies[nameOf(def)]).success, nameOf(def)).toBe(true);
+    }
+  });
+
+  test("NUL, surrogates, foreign characters and over-long values in every path parameter of every route: the 404 of an unknown resource, word for word, before the store is asked", async () => {
+    const before = await everyRow();
+    let sent = 0;
+    for (const def of routes) {
+      for (const [, param] of def.path.matchAll(/\{(\w+)\}/g)) {
+        const name = param as string;
+        const reference = await ask(def, pathOf(def, name, UNKNOWN[name] ?? "x"));
+        expect(reference.status, `${nameOf(def)} with an unknown ${name}`).toBe(404);
+        for (const [what, make, { always }] of BAD_PATH_VALUES) {
+          const label = `${nameOf(def)}: ${name} = ${what}`;
+          const value = make(paramValue(def, name));
+          queries.length = 0;
+          const res = await ask(def, pathOf(def, name, value));
+          sent++;
+          expect(res.status, label).toBe(404);
+          expect(res.json, label).toEqual(reference.json);
+          expect(res.headers.get("x-content-type-options"), label).toBe("nosniff");
+          // Only the token's own lookup (PostgreSQL checks it on every request): the value never reaches a query.
+          const params = Object.fromEntries(
+            [...def.path.matchAll(/\{(\w+)\}/g)].map(([, p]) => [
+              p,
+              p === name ? decoded(value) : paramValue(def, p as string),
+            ]),
+          );
+          if (always || def.params?.safeParse(params).success === false) {
+            expect(
+              queries.filter((sql) => !sql.includes("api_tokens")),
+              label,
+            ).toEqual([]);
+          }
+        }
+      }
+    }
+    expect(sent).toBeGreaterThan(300);
+    expect(await everyRow()).toBe(before);
+  });
+
+  test("NUL in every query parameter of every route that reads its query: a 400 naming the parameter; elsewhere the query is ignored alike", async () => {
+    const before = await everyRow();
+    for (const def of routes) {
+      const path = pathOf(def);
+      if (!def.query) {
+        if (def.method !== "get") continue;
+        const plain = await ask(def, path);
+        for (const query of ["x=%00", "%00=1", "x=%ED%A0%80"]) {
+          const res = await ask(def, `${path}?${query}`);
+          expect(res.status, `${nameOf(def)}?${query}`).toBe(plain.status);
+        }
+        continue;
+      }
+      const props = (z.toJSONSchema(def.query, { io: "input", unrepresentable: "any" }) as Json).properties ?? {};
+      for (const name of [...Object.keys(props), "unknownParameter"]) {
+        for (const value of ["%00", "a%00b", "%00%00%00"]) {
+          const label = `${nameOf(def)}?${name}=${value}`;
+          const res = await ask(def, `${path}?${name}=${value}`);
+          expect(res.status, label).toBe(400);
+          const envelope = ErrorEnvelope.parse(res.json);
+          expect(envelope.error, label).toBe("validation_failed");
+          expect(envelope.details, label).toContainEqual({ field: name, message: expect.stringMatching(/NUL/) });
+        }
+        // Percent-encoded surrogates decode to U+FFFD, which text holds: whatever the schema says, never a 500.
+        const replaced = await ask(def, `${path}?${name}=%ED%A0%80`);
+        expect(replaced.status, `${nameOf(def)}?${name}=%ED%A0%80`).toBeLessThan(500);
+      }
+      const key = await ask(def, `${path}?a%00b=1`);
+      expect(key.status, `${nameOf(def)}?a%00b=1`).toBe(400);
+      expect(ErrorEnvelope.parse(key.json).details).toContainEqual({ field: "a\u0000b", message: expect.any(String) });
+    }
+    expect(await everyRow()).toBe(before);
+  });
+
+  /** Strings no text column can hold, as JSON sends them (JSON.stringify escapes lone surrogates as \\udXXX). */
+  const BAD_TEXT: [string, string][] = [
+    ["NUL", "\u0000"],
+    ["NUL inside", "status\u0000page"],
+    ["a lone high surrogate", "\ud800"],
+    ["a lone low surrogate inside", "a\udc00b"],
+    ["a surrogate pair the wrong way round", "\udc00\ud800"],
+  ];
+
+  test("NUL and unpaired surrogates in every string field of every body (fields from the zod schemas): a 400 naming the field, and nothing written", async () => {
+    const before = await everyRow();
+    const bodies = validBodies();
+    let sent = 0;
+    for (const def of routes.filter((d) => d.body)) {
+      const fields = stringFields(def.body as z.ZodType);
+      expect(fields.length, nameOf(def)).toBeGreaterThan(0);
+      for (const field of fields) {
+        for (const [what, text] of BAD_TEXT) {
+          const label = `${nameOf(def)}: ${field.join(".")} = ${what}`;
+          const res = await ask(def, pathOf(def), withValue(bodies[nameOf(def)], field, text));
+          sent++;
+          expect(res.status, label).toBe(400);
+          const envelope = ErrorEnvelope.parse(res.json);
+          expect(envelope.error, label).toBe("validation_failed");
+          expect(envelope.details?.[0], label).toEqual({
+            field: field.join("."),
+            message: expect.stringMatching(/NUL|surrogate/),
+          });
+        }
+      }
+      // A field whose name no store could hold is refused too, and named.
+      const res = await ask(def, pathOf(def), { ...(bodies[nameOf(def)] as Json), "na\u0000me": "x" });
+      expect(res.status, `${nameOf(def)}: a NUL in a field's name`).toBe(400);
+      expect(ErrorEnvelope.parse(res.json).details?.[0]?.field).toBe("na\u0000me");
+    }
+    expect(sent).toBeGreaterThan(200);
+    expect(await everyRow()).toBe(before);
+  });
+
+  test("the fast paths answer these inputs as the app does", async () => {
+    const server = createServer(made.listener);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const auth = { authorization: `Bearer ${owner.token}` };
+      const slug = ids.slug as string;
+      // Views and records in memory, so that the fast paths can answer.
+      await fetch(`${base}/public/v1/status-page/${slug}`);
+      await fetch(`${base}/public/v1/site/${ids.siteId}`, { headers: auth });
+      made.fastPathCounts.take();
+      const cases: [string, Record<string, string>][] = [
+        [`/public/v1/status-page/${slug}`, {}],
+        [`/public/v1/status-page/${slug}?x=%00`, {}],
+        [`/api/status-page/${slug}/items?%00`, {}],
+        [`/public/v1/status-page/${slug}%00`, {}],
+        [`/public/v1/status-page/%00/incidents`, {}],
+        [`/api/status-page/${slug}%ED%A0%80`, {}],
+        [`/public/v1/site/${ids.siteId}`, auth],
+        [`/public/v1/site/${ids.siteId}?statDays=%00`, auth],
+        [`/public/v1/site/${ids.siteId}?%00=7`, auth],
+        [`/public/v1/site/${ids.siteId}?statDays=%ED%A0%80`, auth],
+        [`/public/v1/site/${ids.siteId}%00`, auth],
+      ];
+      for (const [path, headers] of cases) {
+        const viaSocket = await fetch(`${base}${path}`, { headers });
+        const viaApp = await app.request(path, { headers });
+        expect(viaSocket.status, path).toBe(viaApp.status);
+        const [socketBody, appBody] = [await viaSocket.json(), await viaApp.json()];
+        expect(socketBody, path).toEqual(appBody);
+        expect(viaSocket.headers.get("x-content-type-options"), path).toBe("nosniff");
+      }
+      expect(made.fastPathCounts.take()["status page 200"], "the fast path answered the valid reads").toBeGreaterThan(
+        0,
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
