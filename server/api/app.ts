@@ -12,12 +12,15 @@ import { principalFrom } from "./auth.ts";
 import { BadgePages, badgeRoutes, documentSvgAnswers } from "./badges.ts";
 import { docsRoutes } from "./docs.ts";
 import { embedRoutes } from "./embed.ts";
-import { ApiError, errorBody, forbidden, unauthorized } from "./errors.ts";
+import { ApiError, errorBody, forbidden, payloadTooLarge, unauthorized } from "./errors.ts";
 import { publicReadFastPath, siteDetailFastPath } from "./fast-path.ts";
 import { healthRoutes } from "./health.ts";
 import { hostedPageRoutes } from "./hosted-pages.ts";
 import {
+  BODY_PREFIXES,
+  bodyRefused,
   FastPathCounts,
+  guardBody,
   header,
   JSON_TYPE,
   logRequest,
@@ -144,14 +147,17 @@ export function createApp({
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
-      throw new ApiError(413, "payload_too_large", `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+      throw payloadTooLarge(MAX_BODY_BYTES);
     },
   });
   // Only where a body can arrive: the limiter reads req.body, which would cost every GET a full Request object.
-  for (const path of ["/public/v1/*", "/public/anon/*"]) {
-    app.use(path, (c, next) =>
-      c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS" ? next() : limitBody(c, next),
-    );
+  // Under node:http, guardBody (listener) has already refused what is too large; app.request() meets this alone.
+  for (const prefix of BODY_PREFIXES) {
+    app.use(`${prefix}*`, (c, next) => {
+      if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return next();
+      if (bodyRefused(c)) throw payloadTooLarge(MAX_BODY_BYTES);
+      return limitBody(c, next);
+    });
   }
 
   embedRoutes(app as unknown as Hono, embedDir);
@@ -225,7 +231,7 @@ export function createApp({
   const fastPath = (req: IncomingMessage, res: ServerResponse) => fastPaths.some((serve) => serve(req, res));
   const appListener = getRequestListener(app.fetch);
   const listener = (req: IncomingMessage, res: ServerResponse) => {
-    if (!fastPath(req, res)) void appListener(req, res);
+    if (!fastPath(req, res)) guardBody(req, res, MAX_BODY_BYTES, () => void appListener(req, res));
   };
   /**
    * What the engine calls after writing: the sites' records rebuild on their next read; status pages rebuild at

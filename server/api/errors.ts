@@ -29,6 +29,15 @@ export const unauthorized = (message: string) =>
   new ApiError(401, "unauthorized", message, undefined, { "WWW-Authenticate": 'Bearer realm="porchlight"' });
 export const forbidden = (message: string) => new ApiError(403, "forbidden", message);
 
+/**
+ * A body over the limit. The connection closes after the answer: its unread rest would otherwise be taken for the
+ * next request on it (see guardBody in http.ts for how the rest is read so that the close does not reset it).
+ */
+export const payloadTooLarge = (maxBytes: number) =>
+  new ApiError(413, "payload_too_large", `Request body is larger than ${maxBytes} bytes`, undefined, {
+    Connection: "close",
+  });
+
 /** Plan limits answer 403: the request is understood and valid, the plan does not allow it. */
 export const limitReached = (message: string) => new ApiError(403, "limit_reached", `Limit reached: ${message}`);
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
 import type { Logger } from "../log.ts";
 import type { PageView } from "./page-views.ts";
@@ -88,4 +88,103 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
   if (header.trim() === "*") return true;
   const strong = etag.replace(/^W\//, "");
   return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === strong);
+}
+
+/** Where request bodies are read (and limited): the API's routes. Hono patterns are these followed by `*`. */
+export const BODY_PREFIXES = ["/public/v1/", "/public/anon/"] as const;
+
+/** Read and thrown away after a body is refused, at most, before the connection is closed regardless. */
+export const DISCARD_BYTES = 8 * 1024 * 1024;
+export const DISCARD_MS = 5000;
+
+const REFUSED = Symbol("porchlight.bodyRefused");
+type Guarded = IncomingMessage & { [REFUSED]?: true; rawBody?: Buffer };
+
+/** True when guardBody refused this request's body: the app answers 413 without reading it. */
+export function bodyRefused(c: Context): boolean {
+  return (c.env as { incoming?: Guarded } | undefined)?.incoming?.[REFUSED] === true;
+}
+
+/**
+ * Enforces the body limit on the socket, then hands the request on (`next`) for the app to answer. A body declared
+ * within the limit passes untouched. One declared over it is refused at once; a chunked one is read here up to the
+ * limit (node-server then reads it from `rawBody`) and refused once it passes it. The app answers a refused request
+ * 413 with Connection: close, and that answer is written at once, but its end, and so the close, waits until the
+ * rest of the body has been read and thrown away (at most DISCARD_BYTES or DISCARD_MS): a socket closed on unread
+ * bytes is reset, and a reset can destroy the answer before the client reads it.
+ */
+export function guardBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, next: () => void): void {
+  const method = req.method;
+  const url = req.url ?? "";
+  const bodyless = method === "GET" || method === "HEAD" || method === "OPTIONS";
+  if (bodyless || !BODY_PREFIXES.some((prefix) => url.startsWith(prefix))) {
+    next();
+    return;
+  }
+  if (req.headers["transfer-encoding"] === undefined) {
+    // Beyond the limit as declared: refused before a byte of it is read.
+    if (Number(req.headers["content-length"] ?? 0) > maxBytes) refuse(req, res);
+    next();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const detach = () => {
+    req.off("data", onData);
+    req.off("end", onEnd);
+    req.off("error", detach);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= maxBytes) {
+      chunks.push(chunk);
+      return;
+    }
+    detach();
+    refuse(req, res);
+    next();
+  };
+  const onEnd = () => {
+    detach();
+    (req as Guarded).rawBody = Buffer.concat(chunks, size);
+    next();
+  };
+  req.on("data", onData);
+  req.on("end", onEnd);
+  // A client gone mid-body: nobody is left to answer.
+  req.on("error", detach);
+}
+
+function refuse(req: IncomingMessage, res: ServerResponse): void {
+  (req as Guarded)[REFUSED] = true;
+  let discarded = 0;
+  let done = false;
+  let pendingEnd: (() => void) | null = null;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    req.off("data", onData);
+    pendingEnd?.();
+  };
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_BYTES) finish();
+  };
+  const timer = setTimeout(finish, DISCARD_MS);
+  timer.unref();
+  req.on("data", onData);
+  req.once("end", finish);
+  req.once("close", finish);
+  req.once("error", finish);
+  const end = res.end.bind(res) as (cb?: () => void) => ServerResponse;
+  res.end = ((chunk?: unknown, encoding?: unknown, cb?: unknown) => {
+    const callback = [chunk, encoding, cb].find((arg) => typeof arg === "function") as (() => void) | undefined;
+    if (chunk !== undefined && chunk !== null && typeof chunk !== "function") {
+      res.write(chunk as Uint8Array | string, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
+    }
+    if (done) end(callback);
+    else pendingEnd = () => end(callback);
+    return res;
+  }) as ServerResponse["end"];
 }
