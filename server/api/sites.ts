@@ -355,7 +355,7 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
       permission: "sites:write",
       params: SiteParams,
       response: { status: 200, description: "Deleted", schema: Envelope(z.object({ id: SiteId })) },
-      errors: [400, 401, 403, 404],
+      errors: [401, 403, 404],
       async handler({ params, principal }) {
         const p = principal as Principal;
         if (!(await store.deleteSite(p.workspaceId, params.siteId, clock.now().toISOString()))) throw notFound("Site");

@@ -182,7 +182,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
       permission: "status_pages:read",
       params: PageParams,
       response: { status: 200, description: "The page", schema: Envelope(StatusPage) },
-      errors: [400, 401, 403, 404],
+      errors: [401, 403, 404],
       async handler({ params, principal }) {
         return envelope(200, "Status page", await withItems(await loadPage(principal as Principal, params.id)));
       },
@@ -340,7 +340,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
       permission: "status_pages:write",
       params: ItemParams,
       response: { status: 200, description: "Removed", schema: Envelope(z.object({ id: z.int() })) },
-      errors: [400, 401, 403, 404],
+      errors: [401, 403, 404],
       async handler({ params, principal }) {
         await loadPage(principal as Principal, params.id);
         if (!(await store.deleteItem(params.id, params.itemId))) throw notFound("Item");
@@ -362,7 +362,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
       permission: "status_pages:read",
       params: PageParams,
       response: { status: 200, description: "Incidents", schema: Envelope(z.object({ incidents: z.array(Incident) })) },
-      errors: [400, 401, 403, 404],
+      errors: [401, 403, 404],
       async handler({ params, principal }) {
         await loadPage(principal as Principal, params.id);
         const { incidents, updates } = await store.listIncidents(params.id, OWNER_INCIDENT_LIMIT);
@@ -462,7 +462,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
       permission: "incidents:write",
       params: IncidentParams,
       response: { status: 200, description: "Deleted", schema: Envelope(z.object({ id: z.int() })) },
-      errors: [400, 401, 403, 404],
+      errors: [401, 403, 404],
       async handler({ params, principal }) {
         await loadPage(principal as Principal, params.id);
         if (!(await store.deleteIncident(params.id, params.incidentId, now()))) throw notFound("Incident");

@@ -130,7 +130,7 @@ describeStores("races between reads and writes", (kind) => {
     }
   });
 
-  test("ids beyond the database's integer range are a 400, never a 500", async () => {
+  test("ids beyond the database's integer range are a 404 (no such record can exist), never a 500", async () => {
     for (const [method, path] of [
       ["GET", "/public/v1/status-pages/3000000000"],
       ["PATCH", "/public/v1/status-pages/9999999999"],
@@ -138,7 +138,7 @@ describeStores("races between reads and writes", (kind) => {
       ["DELETE", "/public/v1/status-pages/1/incidents/2147483648"],
     ] as const) {
       const res = await api.call(method, path, method === "GET" ? undefined : {});
-      expect(res.status, `${method} ${path}`).toBe(400);
+      expect(res.status, `${method} ${path}`).toBe(404);
     }
     expect((await api.get("/public/v1/status-pages/2147483647")).status).toBe(404);
   });
