@@ -124,6 +124,10 @@ export default defineConfig(({ mode }) => {
       maxWorkers: 2,
       testTimeout: 30_000,
       hookTimeout: 60_000,
+      // expect.poll waits for what a browser or a server will show; one second (Vitest's default) is too short on a
+      // shared 2-core machine where a page's first render or a password's scrypt can take longer. Timing is never
+      // what a test asserts.
+      expect: { poll: { timeout: 15_000 } },
     },
   };
 });
