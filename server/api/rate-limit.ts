@@ -35,6 +35,12 @@ export interface Limiter {
   consume(rule: LimitRule, key: string, points?: number): Promise<LimitState>;
   /** The key's standing without counting anything. */
   peek(rule: LimitRule, key: string): Promise<LimitState>;
+  /**
+   * Gives back `points` (default 1) counted against `key` under `rule`: for an attempt that was counted before it
+   * was judged and turned out not to be a failure (a right password, or one never checked). A key refused in
+   * memory stays refused until its window ends.
+   */
+  refund(rule: LimitRule, key: string, points?: number): Promise<void>;
   /** Ends the sweep timer and, when the limiter created it, its connection pool. */
   close(): Promise<void>;
 }
@@ -203,6 +209,10 @@ function limiterOver(store: { pool: pg.Pool; tableName: string } | undefined, cl
       if (!res) return { rule, allowed: true, remaining: rule.points, resetSeconds: 0 };
       return stateOf(rule, res, res.consumedPoints < rule.points);
     },
+    async refund(rule, key, points = 1) {
+      if (!Number.isInteger(points) || points < 1) throw new TypeError("points must be a positive integer");
+      await backendFor(rule).reward(storedKey(key), points);
+    },
     close,
   };
 }
@@ -277,4 +287,290 @@ export function rateLimit(
     await next();
     for (const [name, value] of Object.entries(limitHeaders(state))) c.res.headers.append(name, value);
   };
+}
+
+/** How much costly work (a status-page password's scrypt) one process runs, in total and per key (a page). */
+export interface WorkBudgetOptions {
+  /** Running at once in this process, at most. */
+  inFlight: number;
+  /** Started a second in this process, at most (token buckets hold BURST_SECONDS' worth). */
+  perSecond: number;
+  /** Running at once for one key, at most. */
+  keyInFlight: number;
+  /** Started a second for one key, at most. */
+  keyPerSecond: number;
+  /** Requests one key may have waiting for a turn, and as many again asking first; more are refused at once. */
+  keyQueue: number;
+  /** Requests all keys together may have waiting; more are refused at once. */
+  queue: number;
+  /** A request whose turn is not expected within this time (from the rates) is refused at once. */
+  maxWaitMs: number;
+  /** How long a key is suspect after a turn whose work failed (a wrong password). */
+  suspectMs: number;
+  /** Milliseconds, never running backwards by much (default performance.now). */
+  now?: () => number;
+}
+
+/**
+ * A request's turn. Granted: do the work, then call done() once, saying whether it failed (a wrong password
+ * makes its key suspect). Refused: nothing was spent; ask again after retryAfterSeconds
+ * (asking to go first, see WorkBudget).
+ */
+export type Turn = { granted: true; done: (failed: boolean) => void } | { granted: false; retryAfterSeconds: number };
+
+/** Every token bucket holds this many seconds' worth of its rate (at least one token). */
+const BURST_SECONDS = 2;
+
+/** A token bucket refilled continuously at `perSecond`. */
+class Bucket {
+  private readonly capacity: number;
+  private readonly perMs: number;
+  private tokens: number;
+  private at: number;
+
+  constructor(perSecond: number, now: number) {
+    this.capacity = Math.max(1, perSecond * BURST_SECONDS);
+    this.perMs = perSecond / 1000;
+    this.tokens = this.capacity;
+    this.at = now;
+  }
+
+  level(now: number): number {
+    // A clock set back does not take tokens away.
+    this.tokens = Math.min(this.capacity, this.tokens + Math.max(0, now - this.at) * this.perMs);
+    this.at = now;
+    return this.tokens;
+  }
+
+  take(): void {
+    this.tokens -= 1;
+  }
+
+  full(now: number): boolean {
+    return this.level(now) >= this.capacity;
+  }
+
+  /** Milliseconds until `n` tokens in all (those there now included) will have been available. */
+  msUntil(n: number, now: number): number {
+    return Math.max(0, (n - this.level(now)) / this.perMs);
+  }
+}
+
+/** A class of work: all of it, or the suspect keys' share. */
+interface Lane {
+  running: number;
+  inFlight: number;
+  bucket: Bucket;
+}
+
+interface KeyState {
+  running: number;
+  bucket: Bucket;
+  /** Requests waiting, in order; those asking first go before all the others. */
+  waiting: ((turn: Turn) => void)[];
+  first: ((turn: Turn) => void)[];
+  /** When its last failure happened (-Infinity: never). */
+  failedAt: number;
+}
+
+function queued(state: KeyState): number {
+  return state.first.length + state.waiting.length;
+}
+
+/** Key states kept before idle ones are swept. */
+const SWEEP_KEYS_ABOVE = 1000;
+
+/**
+ * Turns for costly work in this process, bounded in total and per key, handed out so that a flood on some keys
+ * cannot starve the others.
+ *
+ * - Each key (a page) gets at most keyInFlight running and keyPerSecond started.
+ * - All keys together get at most inFlight running and perSecond started.
+ * - Keys whose work failed within suspectMs (a page receiving wrong passwords) are suspect, and together get at
+ *   most half of the slots and half of the rate: the other half is always there for keys nobody is failing on.
+ * - A request that cannot start at once waits in its key's queue, if the queue has room and the rates promise a
+ *   turn within maxWaitMs; otherwise it is refused at once, before any work, with the seconds to wait. Freed
+ *   capacity goes first to keys that are not suspect, then to suspect ones, round-robin within each: a key gets a
+ *   second turn only after every other waiting key of its class got one. A request once queued keeps its place.
+ * - Within a key, a request asking to go first (a client the budget refused before, coming back as told) waits in
+ *   a queue of its own that goes before the others: a flood of new requests cannot keep it out for ever.
+ *
+ * Per process on purpose: what it bounds is this process's CPU.
+ */
+export class WorkBudget {
+  private readonly all: Lane;
+  private readonly suspects: Lane;
+  private readonly keys = new Map<string, KeyState>();
+  private waitingCount = 0;
+  /** Keys with waiting requests, in the order they get their next turns. */
+  private ring: string[] = [];
+  private wake: ReturnType<typeof setTimeout> | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly options: WorkBudgetOptions) {
+    for (const name of ["inFlight", "perSecond", "keyInFlight", "keyPerSecond"] as const) {
+      if (!(options[name] > 0)) throw new TypeError(`work budget: ${name} must be positive`);
+    }
+    this.now = options.now ?? (() => performance.now());
+    const now = this.now();
+    this.all = { running: 0, inFlight: options.inFlight, bucket: new Bucket(options.perSecond, now) };
+    this.suspects = {
+      running: 0,
+      inFlight: Math.max(1, Math.floor(options.inFlight / 2)),
+      bucket: new Bucket(options.perSecond / 2, now),
+    };
+  }
+
+  /** Work running now. */
+  get running(): number {
+    return this.all.running;
+  }
+
+  /** Requests waiting for a turn now. */
+  get waiting(): number {
+    return this.waitingCount;
+  }
+
+  /** A turn for `key`: at once, after a wait in its queue (before the others' when `first`), or refused at once. */
+  turn(key: string, first = false): Promise<Turn> {
+    const now = this.now();
+    const state = this.stateOf(key, now);
+    const queue = first ? state.first : state.waiting;
+    if (!this.startsNow(state, now)) {
+      const full = queue.length >= this.options.keyQueue || this.waitingCount >= this.options.queue;
+      if (full || this.tokenWaitMs(state, first, now) > this.options.maxWaitMs) {
+        // When a request coming back to go first would expect its turn.
+        const seconds = Math.ceil(this.tokenWaitMs(state, true, now) / 1000);
+        return Promise.resolve({ granted: false, retryAfterSeconds: Math.min(60, Math.max(1, seconds)) });
+      }
+    }
+    return new Promise<Turn>((resolve) => {
+      queue.push(resolve);
+      this.waitingCount++;
+      if (queued(state) === 1) this.ring.push(key);
+      this.pump();
+    });
+  }
+
+  private stateOf(key: string, now: number): KeyState {
+    let state = this.keys.get(key);
+    if (!state) {
+      if (this.keys.size >= SWEEP_KEYS_ABOVE) {
+        for (const [k, s] of this.keys) if (this.idle(s, now)) this.keys.delete(k);
+      }
+      const bucket = new Bucket(this.options.keyPerSecond, now);
+      state = { running: 0, bucket, waiting: [], first: [], failedAt: -Infinity };
+      this.keys.set(key, state);
+    }
+    return state;
+  }
+
+  private suspect(state: KeyState, now: number): boolean {
+    return now - state.failedAt < this.options.suspectMs;
+  }
+
+  /** Nothing running or waiting, nothing remembered that a new state would not: safe to forget. */
+  private idle(state: KeyState, now: number): boolean {
+    return state.running === 0 && queued(state) === 0 && state.bucket.full(now) && !this.suspect(state, now);
+  }
+
+  private startable(state: KeyState, now: number): boolean {
+    const lanes = this.suspect(state, now) ? [this.all, this.suspects] : [this.all];
+    return (
+      state.running < this.options.keyInFlight &&
+      state.bucket.level(now) >= 1 &&
+      lanes.every((lane) => lane.running < lane.inFlight && lane.bucket.level(now) >= 1)
+    );
+  }
+
+  /** Whether a new request for this key starts at once: it can, and no waiting request it must not overtake can. */
+  private startsNow(state: KeyState, now: number): boolean {
+    if (queued(state) > 0 || !this.startable(state, now)) return false;
+    return !this.ring.some((key) => this.startable(this.keys.get(key) as KeyState, now));
+  }
+
+  /**
+   * How long a new request for this key should expect to wait for its tokens: its key's earlier requests go first,
+   * and each round serves one request of every waiting key it does not go before. From the rates only: when the
+   * slots free up is not known in advance.
+   */
+  private tokenWaitMs(state: KeyState, first: boolean, now: number): number {
+    const ahead = first ? state.first.length : queued(state);
+    const own = queued(state) === 0 ? 1 : 0;
+    const suspect = this.suspect(state, now);
+    let clean = 0;
+    let suspects = 0;
+    for (const key of this.ring) {
+      if (this.suspect(this.keys.get(key) as KeyState, now)) suspects++;
+      else clean++;
+    }
+    const rounds = ahead + 1;
+    const waits = [
+      state.bucket.msUntil(rounds, now),
+      this.all.bucket.msUntil(rounds * (clean + (suspect ? suspects : 0) + own), now),
+    ];
+    if (suspect) waits.push(this.suspects.bucket.msUntil(rounds * (suspects + own), now));
+    return Math.max(...waits);
+  }
+
+  /** Hands free capacity to waiting keys (clean ones first), then sets a timer for the next token if some wait. */
+  private pump(): void {
+    const now = this.now();
+    for (;;) {
+      let index = this.ring.findIndex((key) => {
+        const state = this.keys.get(key) as KeyState;
+        return !this.suspect(state, now) && this.startable(state, now);
+      });
+      if (index < 0) index = this.ring.findIndex((key) => this.startable(this.keys.get(key) as KeyState, now));
+      if (index < 0) break;
+      this.start(this.ring[index] as string, index, now);
+    }
+    this.scheduleWake(now);
+  }
+
+  private start(key: string, index: number, now: number): void {
+    const state = this.keys.get(key) as KeyState;
+    const resolve = (state.first.shift() ?? state.waiting.shift()) as (turn: Turn) => void;
+    this.waitingCount--;
+    this.ring.splice(index, 1);
+    // To the back: every other waiting key gets a turn before this one gets another.
+    if (queued(state) > 0) this.ring.push(key);
+    const lanes = this.suspect(state, now) ? [this.all, this.suspects] : [this.all];
+    for (const lane of lanes) {
+      lane.bucket.take();
+      lane.running++;
+    }
+    state.bucket.take();
+    state.running++;
+    let over = false;
+    resolve({
+      granted: true,
+      done: (failed) => {
+        if (over) return;
+        over = true;
+        for (const lane of lanes) lane.running--;
+        state.running--;
+        const at = this.now();
+        if (failed) state.failedAt = at;
+        if (this.idle(state, at)) this.keys.delete(key);
+        this.pump();
+      },
+    });
+  }
+
+  /** When requests wait for tokens rather than slots (a finished turn pumps), pump again once a token is due. */
+  private scheduleWake(now: number): void {
+    if (this.wake) clearTimeout(this.wake);
+    this.wake = undefined;
+    let ms = Number.POSITIVE_INFINITY;
+    for (const key of this.ring) {
+      const state = this.keys.get(key) as KeyState;
+      const lanes = this.suspect(state, now) ? [this.all, this.suspects] : [this.all];
+      if (state.running >= this.options.keyInFlight || lanes.some((lane) => lane.running >= lane.inFlight)) continue;
+      ms = Math.min(ms, Math.max(state.bucket.msUntil(1, now), ...lanes.map((lane) => lane.bucket.msUntil(1, now))));
+    }
+    if (!Number.isFinite(ms)) return;
+    this.wake = setTimeout(() => this.pump(), Math.max(1, Math.ceil(ms)));
+    this.wake.unref?.();
+  }
 }

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { clientAddress, clientKey } from "../../server/api/client-address.ts";
 import { ApiError } from "../../server/api/errors.ts";
 import {
@@ -12,6 +12,9 @@ import {
   RATE_LIMIT_TABLE,
   rateLimit,
   rateLimited,
+  type Turn,
+  WorkBudget,
+  type WorkBudgetOptions,
 } from "../../server/api/rate-limit.ts";
 import { ErrorEnvelope } from "../../server/contract/common.ts";
 import { createPostgresDatabase, fromAddress, hasPostgres, testConfig } from "../helpers.ts";
@@ -92,6 +95,16 @@ describe("rate limiter in memory", () => {
     expect(refused).toMatchObject({ allowed: false, resetSeconds: 1 });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await limiter.consume(quick, "198.51.100.6")).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
+  test("refund gives counted points back, and never lifts a refusal already made", async () => {
+    const key = "198.51.100.8";
+    await consumeTimes(limiter, snapshot, key, 2);
+    await limiter.refund(snapshot, key);
+    expect(await limiter.peek(snapshot, key)).toMatchObject({ allowed: true, remaining: 2 });
+    await consumeTimes(limiter, snapshot, key, 3);
+    expect((await limiter.consume(snapshot, key)).allowed).toBe(false);
+    await expect(limiter.refund(snapshot, key, 0)).rejects.toThrow(TypeError);
   });
 
   test("a rule name means one rule: redefining it, or an invalid rule, is a programming error", async () => {
@@ -313,6 +326,15 @@ describePostgres(`rate limiter on PostgreSQL${hasPostgres ? "" : " (skipped: no 
     expect(await second.consume(report, key)).toMatchObject({ allowed: true, remaining: 2 });
   });
 
+  test("a refund in one process is seen by the other", async () => {
+    const key = "203.0.113.210";
+    await consumeTimes(first, snapshot, key, 3);
+    await second.refund(snapshot, key);
+    expect(await first.peek(snapshot, key)).toMatchObject({ allowed: true, remaining: 1 });
+    expect((await second.consume(snapshot, key)).allowed).toBe(true);
+    expect((await first.consume(snapshot, key)).allowed).toBe(false);
+  });
+
   test("a long key is stored within the key column and shared like any other", async () => {
     const key = `token:${"x".repeat(1000)}`;
     await consumeTimes(first, snapshot, key, 3);
@@ -359,5 +381,198 @@ describePostgres(`rate limiter on PostgreSQL${hasPostgres ? "" : " (skipped: no 
       await limiter.close();
       await doomed.drop();
     }
+  });
+});
+
+describe("the work budget", () => {
+  /** The budget's clock, moved by hand together with the fake timers that wake waiting requests. */
+  let now = 0;
+  const advance = async (ms: number) => {
+    now += ms;
+    await vi.advanceTimersByTimeAsync(ms);
+  };
+  beforeEach(() => {
+    now = 0;
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const budget = (options: Partial<WorkBudgetOptions> = {}) =>
+    new WorkBudget({
+      inFlight: 2,
+      perSecond: 4,
+      keyInFlight: 1,
+      keyPerSecond: 1,
+      keyQueue: 2,
+      queue: 64,
+      maxWaitMs: 2000,
+      suspectMs: 60_000,
+      now: () => now,
+      ...options,
+    });
+
+  /** Asks for `n` turns for `key` and sorts them as they settle: started, refused, still waiting. */
+  function ask(work: WorkBudget, key: string, n: number) {
+    const started: Extract<Turn, { granted: true }>[] = [];
+    const refused: number[] = [];
+    const all = Array.from({ length: n }, () =>
+      work.turn(key).then((turn) => {
+        if (turn.granted) started.push(turn);
+        else refused.push(turn.retryAfterSeconds);
+      }),
+    );
+    return { started, refused, all: Promise.all(all) };
+  }
+  const settle = () => vi.advanceTimersByTimeAsync(0);
+
+  test("a key gets keyInFlight at once and queues keyQueue more; the rest are refused at once with Retry-After", async () => {
+    const work = budget();
+    const flood = ask(work, "page-a", 10);
+    await settle();
+    expect(flood.started).toHaveLength(1);
+    expect(work.waiting).toBe(2);
+    expect(flood.refused).toHaveLength(7);
+    for (const seconds of flood.refused) expect(seconds).toBeGreaterThanOrEqual(1);
+    // A finished turn lets the next waiting request of the key start, while its bucket (2 s worth) has tokens.
+    flood.started[0]?.done(true);
+    await settle();
+    expect(flood.started).toHaveLength(2);
+    // The bucket is empty now: the third waits for the clock, one token a second.
+    flood.started[1]?.done(true);
+    await settle();
+    expect(flood.started).toHaveLength(2);
+    await advance(1000);
+    expect(flood.started).toHaveLength(3);
+    expect(work.waiting).toBe(0);
+  });
+
+  test("at most inFlight run at once; a new key starts at once while a flooded one holds only its share", async () => {
+    const work = budget();
+    const flood = ask(work, "page-a", 50);
+    await settle();
+    const other = ask(work, "page-b", 1);
+    await settle();
+    expect(other.started).toHaveLength(1);
+    expect(work.running).toBe(2);
+    const third = ask(work, "page-c", 1);
+    await settle();
+    expect(third.started).toHaveLength(0);
+    expect(work.waiting).toBe(3);
+    // The slot page-b frees goes to page-c, not to page-a's queue: page-a already has its turn running.
+    other.started[0]?.done(false);
+    await settle();
+    expect(third.started).toHaveLength(1);
+    expect(flood.started).toHaveLength(1);
+  });
+
+  test("freed slots go round-robin: each waiting key gets a turn before any gets a second", async () => {
+    const work = budget({ inFlight: 1, perSecond: 100, keyPerSecond: 100, keyQueue: 3 });
+    const order: string[] = [];
+    const hold = ask(work, "first", 1);
+    await settle();
+    const asks = ["a", "a", "a", "b", "b", "c"].map((key) =>
+      work.turn(key).then((turn) => {
+        order.push(key);
+        if (turn.granted) turn.done(false);
+      }),
+    );
+    await settle();
+    hold.started[0]?.done(false);
+    await Promise.all(asks);
+    expect(order).toEqual(["a", "b", "c", "a", "b", "a"]);
+  });
+
+  test("the rate holds in total: perSecond over all keys, with a burst of two seconds' worth", async () => {
+    const work = budget({ inFlight: 100, keyInFlight: 100, keyPerSecond: 100, keyQueue: 0, queue: 0 });
+    const started = ask(work, "k", 20);
+    await settle();
+    expect(started.started).toHaveLength(8);
+    expect(started.refused).toHaveLength(12);
+    expect(Math.max(...started.refused)).toBeLessThanOrEqual(60);
+    await advance(1000);
+    const later = ask(work, "k", 20);
+    await settle();
+    expect(later.started).toHaveLength(4);
+  });
+
+  test("a request whose turn the rates cannot promise within maxWaitMs is refused at once", async () => {
+    const work = budget({ keyQueue: 10, maxWaitMs: 2500 });
+    const flood = ask(work, "page-a", 10);
+    await settle();
+    // Two tokens at once (one runs, one waits for the slot), then one a second: 1 s and 2 s are within 2.5 s.
+    expect(flood.started).toHaveLength(1);
+    expect(work.waiting).toBe(3);
+    expect(flood.refused).toHaveLength(6);
+  });
+
+  test("suspect keys (recent failures) share half the slots and half the rate; clean keys keep the rest", async () => {
+    const work = budget({ inFlight: 4, perSecond: 10, keyInFlight: 4, keyPerSecond: 100, keyQueue: 100 });
+    for (let i = 0; i < 10; i++) {
+      const one = ask(work, `attacked-${i}`, 1);
+      await settle();
+      one.started[0]?.done(true);
+    }
+    await advance(2000);
+    // Ten suspect pages flooded at once: together they run 2 of the 4 slots.
+    const floods = Array.from({ length: 10 }, (_, i) => ask(work, `attacked-${i}`, 20));
+    await settle();
+    expect(work.running).toBe(2);
+    const quiet = ask(work, "quiet", 2);
+    await settle();
+    expect(quiet.started).toHaveLength(2);
+    expect(work.running).toBe(4);
+    // With the clock stopped, the suspects get the burst of their half of the rate (5 a second, 2 s worth) and no more.
+    let suspectTurns = 0;
+    for (let round = 0; round < 20; round++) {
+      for (const flood of floods) {
+        for (const turn of flood.started.splice(0)) {
+          suspectTurns++;
+          turn.done(true);
+        }
+      }
+      await settle();
+    }
+    expect(suspectTurns).toBe(10);
+    expect(work.waiting).toBeGreaterThan(0);
+    await advance(1000);
+    const more = floods.reduce((sum, flood) => sum + flood.started.length, 0);
+    expect(more).toBeGreaterThanOrEqual(1);
+    expect(more).toBeLessThanOrEqual(2);
+  });
+
+  test("a request asking to go first (a client refused before, coming back) goes before a full queue of new ones", async () => {
+    const work = budget();
+    const flood = ask(work, "page-a", 10);
+    await settle();
+    expect(work.waiting).toBe(2);
+    flood.started[0]?.done(true);
+    await settle();
+    expect(flood.started).toHaveLength(2);
+    // The key's bucket is empty and one new request still waits; a returning one goes before it.
+    const back = work.turn("page-a", true);
+    await settle();
+    expect(work.waiting).toBe(2);
+    flood.started[1]?.done(true);
+    await advance(1000);
+    expect(await back).toMatchObject({ granted: true });
+    expect(flood.started).toHaveLength(2);
+    expect(work.waiting).toBe(1);
+    // Told when to come back: when a returning request could expect a turn, at least a second.
+    expect(Math.min(...flood.refused)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...flood.refused)).toBeLessThanOrEqual(2);
+  });
+
+  test("finishing turns does not refill a key's bucket: only time does", async () => {
+    const work = budget({ keyQueue: 0 });
+    for (let i = 0; i < 2; i++) {
+      const one = ask(work, "k", 1);
+      await settle();
+      one.started[0]?.done(false);
+    }
+    const third = ask(work, "k", 1);
+    await settle();
+    expect(third.refused).toHaveLength(1);
   });
 });
