@@ -43,6 +43,11 @@ export const ConfigSchema = z.object({
     .pipe(z.array(Cidr)),
   PORCHLIGHT_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   PORCHLIGHT_PASSWORD_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86400).default(900),
+  // One scrypt check costs about 0.1 s of CPU on the 2-core machines here (README, Public status-page reads): 4 a
+  // second is 0.4 of a core, and 2 at once leave a core (and 2 of libuv's 4 threads) to everything else.
+  PORCHLIGHT_PASSWORD_HASHES_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(2),
+  PORCHLIGHT_PASSWORD_HASHES_PER_SECOND: z.coerce.number().int().min(1).max(100_000).default(4),
+  PORCHLIGHT_PASSWORD_PAGE_HASHES_PER_SECOND: z.coerce.number().int().min(1).max(100_000).default(1),
   PORCHLIGHT_VIEW_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   PORCHLIGHT_REGION: Region.default("local"),
   PORCHLIGHT_ENGINE: z.enum(["on", "off"]).default("on"),
@@ -78,6 +83,8 @@ export type Config = {
   trustedProxies: [ipaddr.IPv4 | ipaddr.IPv6, number][];
   passwordAttempts: number;
   passwordWindowSeconds: number;
+  /** Password checks (scrypt) this process runs: at once, started a second, and started a second for one page. */
+  passwordHashes: { inFlight: number; perSecond: number; pagePerSecond: number };
   viewTtlSeconds: number;
   region: string;
   engine: boolean;
@@ -129,6 +136,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedProxies: e.PORCHLIGHT_TRUSTED_PROXIES,
     passwordAttempts: e.PORCHLIGHT_PASSWORD_ATTEMPTS,
     passwordWindowSeconds: e.PORCHLIGHT_PASSWORD_WINDOW_SECONDS,
+    passwordHashes: {
+      inFlight: e.PORCHLIGHT_PASSWORD_HASHES_IN_FLIGHT,
+      perSecond: e.PORCHLIGHT_PASSWORD_HASHES_PER_SECOND,
+      pagePerSecond: e.PORCHLIGHT_PASSWORD_PAGE_HASHES_PER_SECOND,
+    },
     viewTtlSeconds: e.PORCHLIGHT_VIEW_TTL_SECONDS,
     region: e.PORCHLIGHT_REGION,
     engine: e.PORCHLIGHT_ENGINE === "on",

@@ -19,7 +19,9 @@ export function looksLikeToken(value: string): boolean {
   return value.length <= 200 && value.startsWith(TOKEN_PREFIX);
 }
 
-// scrypt cost N=2^15, r=8, p=1: about 30 ms and 32 MiB per hash here, OWASP's recommended floor.
+// scrypt cost N=2^15, r=8, p=1, OWASP's recommended floor: 32 MiB and about 90-150 ms of CPU per hash on the 2-core
+// machines here (npm run bench:passwords measures it), on one of libuv's 4 threads. That cost is why status-page
+// password checks run within a budget (pageAccess in api/public-pages.ts, WorkBudget in api/rate-limit.ts).
 const SCRYPT = { N: 32768, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 } as const;
 
 function scryptAsync(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
@@ -54,7 +56,7 @@ const processKey = randomBytes(32);
 
 /**
  * A keyed fingerprint of a password that was verified, kept in memory only so that repeat requests with the same
- * right password skip the 30 ms scrypt. The key never leaves the process.
+ * right password skip scrypt. The key never leaves the process.
  */
 export function passwordFingerprint(password: string): Buffer {
   return createHmac("sha256", processKey).update(password.normalize("NFC")).digest();

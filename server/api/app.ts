@@ -32,7 +32,7 @@ import { LandingPage, landingRoute } from "./landing.ts";
 import { type EngineProbe, Metrics, metricsRoute } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { PageViews } from "./page-views.ts";
-import { publicPageRoutes } from "./public-pages.ts";
+import { type PasswordCheckDeps, publicPageRoutes } from "./public-pages.ts";
 import { createMemoryLimiter, enforceLimit, type Limiter, type LimitRule } from "./rate-limit.ts";
 import { ReadModel } from "./read-model.ts";
 import { parseOrThrow, pathParser, queryObject, type Route, readJson } from "./route.ts";
@@ -60,6 +60,8 @@ export interface AppDeps {
   mailer?: Mailer;
   /** The rate limiter (default: counters in this process's memory; main.ts passes PostgreSQL's when configured). */
   limiter?: Limiter;
+  /** How status-page passwords are checked (default scrypt, on the real clock); tests count the hashes. */
+  passwordChecks?: PasswordCheckDeps;
   /**
    * The engine running in this process, if any: /readyz fails when it stops claiming work, and /metrics counts its
    * checks. An API-only process (PORCHLIGHT_ENGINE=off) has none and skips both.
@@ -114,7 +116,7 @@ export function createApp({
     ...healthRoutes({ store, engine: deps.engine }),
     ...siteRoutes({ store, clock, records, changed }),
     ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
-    ...publicPageRoutes({ store, clock, views, config }),
+    ...publicPageRoutes({ store, clock, views, config, limiter, passwordChecks: deps.passwordChecks }),
     ...badgeRoutes({ pages: badgePages, clock }),
     ...anonRoutes({ store, clock, config, logger, mailer, limiter }),
   ];
