@@ -8,6 +8,7 @@ import type { Store } from "../store/store.ts";
 import { pageScriptFile } from "./embed.ts";
 import { header } from "./http.ts";
 import type { PageView, PageViews } from "./page-views.ts";
+import { PROTECTED_HEADERS } from "./public-pages.ts";
 
 export interface HostedPageDeps {
   store: Store;
@@ -52,7 +53,15 @@ export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir,
     const view = await views.get(slug);
     const headers = { ...pageHeaders("*"), "content-type": HTML };
     if (!view) return c.body(NOT_FOUND, 404, { ...headers, "cache-control": "no-store" });
-    if (!script) return c.text("The page script is not built: run npm run build", 503);
+    // A protected page's prompt is never stored, like every other answer about it (public-pages.ts).
+    const caching: Record<string, string> =
+      view.visibility === "public"
+        ? { "cache-control": "public, max-age=30" }
+        : { "cache-control": PROTECTED_HEADERS["Cache-Control"], vary: PROTECTED_HEADERS.Vary };
+    if (!script) {
+      const unbuilt = view.visibility === "public" ? { "cache-control": "no-store" } : caching;
+      return c.text("The page script is not built: run npm run build", 503, unbuilt);
+    }
     const embed = c.req.query("embed") === "1";
     const transparent = c.req.query("transparent") === "1";
     // Not by script: it is read once, so every entry of this cache names the same one.
@@ -77,13 +86,15 @@ export function hostedPageRoutes(app: Hono, { store, views, publicUrl, embedDir,
       if (cache.size >= MAX_CACHED) cache.clear();
       cache.set(key, html);
     }
-    const cacheControl = view.visibility === "public" ? "public, max-age=30" : "private, no-cache";
-    return c.body(html, 200, { ...headers, "cache-control": cacheControl });
+    return c.body(html, 200, { ...headers, ...caching });
   }
 
   async function feed(c: Context, slug: string, kind: "feed.xml" | "atom.xml" | "status.json", here: string) {
     const view = await views.get(slug);
-    if (view?.visibility !== "public") return c.body(NOT_FOUND, 404, { "content-type": HTML });
+    // A protected page has no feeds: the same 404 as an unknown page, never stored.
+    if (view?.visibility !== "public") {
+      return c.body(NOT_FOUND, 404, { "content-type": HTML, "cache-control": "no-store" });
+    }
     if (kind === "status.json") {
       return c.body(view.page.bytes, 200, {
         "content-type": "application/json; charset=utf-8",

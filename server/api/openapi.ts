@@ -78,12 +78,13 @@ const HEADERS = {
   StatusPageCacheControl: {
     header: "Cache-Control",
     description:
-      "`public, no-cache` on a public page: any cache may keep the answer but must revalidate it (If-None-Match) before each use. `private, no-store` on a password or private page: never stored.",
+      "`public, no-cache` on a public page: any cache may keep the answer but must revalidate it (If-None-Match) before each use. `private, no-store` on every answer of a password or private page, refusals (401, 429) included: never stored.",
     schema: { type: "string", enum: ["public, no-cache", "private, no-store"] },
   },
   StatusPageVary: {
     header: "Vary",
-    description: "On a password or private page's answers, which depend on the credentials sent.",
+    description:
+      "On every answer of a password or private page, refusals (401, 429) included: they depend on the credentials sent.",
     schema: { type: "string", const: "Authorization, X-Status-Page-Password" },
   },
   BadgeCacheControl: {
@@ -118,7 +119,7 @@ const RATE_LIMITED: Record<Limit, string> = {
   client:
     "Rate Limited: this client (an IPv4 address or IPv6 /64) is over the route's limit (RateLimit-Policy); ask again after Retry-After seconds",
   attempts:
-    "Rate Limited: too many wrong passwords for this page from this client; every attempt is refused until Retry-After seconds have passed",
+    "Rate Limited: too many wrong passwords for this page from this client (every attempt is refused until Retry-After seconds have passed), or too many password checks under way on the server (nothing was checked; ask again after Retry-After seconds)",
 };
 
 /** The limit a route answers 429 for, if any. */
@@ -235,6 +236,7 @@ function responses(components: Components, r: Route): Record<string, Json> {
     if (counted && status !== 401) headers.push("RateLimit-Policy", "RateLimit");
     if (status === 429) headers.push("Retry-After");
     if (status === 401 && r.access !== "none") headers.push("WWW-Authenticate");
+    headers.push(...(r.errorHeaders?.[status] ?? []));
     out[status] = {
       description: status === 429 && limit ? RATE_LIMITED[limit] : (STATUS_TEXT[status] ?? "Error"),
       headers: components.headers(headers),

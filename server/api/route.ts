@@ -74,6 +74,8 @@ export interface Route<
   };
   /** Error statuses this route can answer, for the OpenAPI document. */
   errors: number[];
+  /** Headers some of those error answers carry besides X-Request-Id and the limit's, by status, as openapi.ts names them. */
+  errorHeaders?: Partial<Record<number, ResponseHeader[]>>;
   handler: (input: RouteInput<P, Q, B>) => Promise<Reply<R>>;
 }
 

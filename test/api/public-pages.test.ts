@@ -1,3 +1,5 @@
+import { createServer, type RequestListener } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { PublicIncidents, PublicItems, PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Store } from "../../server/store/store.ts";
@@ -16,11 +18,17 @@ import {
 const PASSWORD = "Correct Horse 🐎 Battery";
 /** What a client that sends UTF-8 bytes in a header looks like after Node's Latin-1 header decoding. */
 const asHeader = (text: string) => Buffer.from(text, "utf8").toString("latin1");
+/** The work budget has its own tests (password-work.test.ts); here it stays out of the way of sequential guesses. */
+const ROOMY_BUDGET = {
+  PORCHLIGHT_PASSWORD_HASHES_PER_SECOND: "100",
+  PORCHLIGHT_PASSWORD_PAGE_HASHES_PER_SECOND: "100",
+};
 
 describeStores("public status page reads", (kind) => {
   let store: Store;
   let cleanup: () => Promise<void>;
   let app: App;
+  let listener: RequestListener;
   let clock: TestClock;
   let owner: Awaited<ReturnType<typeof seedOwner>>;
   let api: ReturnType<typeof client>;
@@ -28,7 +36,9 @@ describeStores("public status page reads", (kind) => {
 
   beforeAll(async () => {
     ({ store, cleanup } = await kind.open({ onQuery: (sql) => queries.push(sql) }));
-    ({ app, clock } = makeApp(store, { env: { PORCHLIGHT_PASSWORD_ATTEMPTS: "5" } }));
+    ({ app, listener, clock } = makeApp(store, {
+      env: { PORCHLIGHT_PASSWORD_ATTEMPTS: "5", ...ROOMY_BUDGET },
+    }));
     owner = await seedOwner(store, "stack");
     api = client(app, owner.token);
   });
@@ -249,7 +259,7 @@ describeStores("public status page reads", (kind) => {
     expect((await anon(path, { "x-status-page-password": asHeader(PASSWORD) }, "2001:db8:1:3::1")).status).toBe(200);
 
     const { app: proxied } = makeApp(store, {
-      env: { PORCHLIGHT_PASSWORD_ATTEMPTS: "2", PORCHLIGHT_TRUSTED_PROXIES: "10.0.0.0/8" },
+      env: { PORCHLIGHT_PASSWORD_ATTEMPTS: "2", PORCHLIGHT_TRUSTED_PROXIES: "10.0.0.0/8", ...ROOMY_BUDGET },
     });
     const via = (client: string) =>
       proxied.request(
@@ -296,5 +306,114 @@ describeStores("public status page reads", (kind) => {
     await api.patch(`/public/v1/status-pages/${page.id}`, { password: "A new password" });
     expect((await anon(path, { "x-status-page-password": asHeader(PASSWORD) }, "192.0.2.200")).status).toBe(401);
     expect((await anon(path, { "x-status-page-password": "A new password" }, "192.0.2.200")).status).toBe(200);
+  });
+  test("every answer of a password or private page, refusals included, is private, no-store and varies by the credentials, on every read path", async () => {
+    const locked = await makePage({
+      visibility: "password",
+      password: PASSWORD,
+      customDomain: `locked-${kind.name}.example.org`,
+    });
+    const inside = await makePage({ visibility: "private" });
+    const viewer = await seedMember(store, owner.email, "viewer");
+    const stranger = await seedOwner(store);
+    const right = { "x-status-page-password": asHeader(PASSWORD) };
+    const member = { authorization: `Bearer ${viewer.token}` };
+    const expectProtected = (res: Response, what: string) => {
+      expect(res.headers.get("cache-control"), what).toBe("private, no-store");
+      expect(res.headers.get("vary"), what).toBe("Authorization, X-Status-Page-Password");
+    };
+    const limited = "192.0.2.250";
+    for (let i = 0; i < 5; i++)
+      await anon(`/public/v1/status-page/${locked.slug}`, { "x-status-page-password": `no ${i}` }, limited);
+
+    let answers = 0;
+    for (const prefix of ["/public/v1", "/api"]) {
+      for (const suffix of ["", "/items", "/incidents"]) {
+        const lockedPath = `${prefix}/status-page/${locked.slug}${suffix}`;
+        const insidePath = `${prefix}/status-page/${inside.slug}${suffix}`;
+        const lockedTag = (await anon(lockedPath, right)).headers.get("etag") as string;
+        const insideTag = (await app.request(insidePath, { headers: member })).headers.get("etag") as string;
+        const cases: [string, string, RequestInit, number, string?][] = [
+          ["right password", lockedPath, { headers: right }, 200],
+          ["revalidated", lockedPath, { headers: { ...right, "if-none-match": lockedTag } }, 304],
+          ["HEAD", lockedPath, { method: "HEAD", headers: right }, 200],
+          ["no password", lockedPath, {}, 401, "password_required"],
+          ["wrong password", lockedPath, { headers: { "x-status-page-password": "wrong" } }, 401, "password_incorrect"],
+          ["member", insidePath, { headers: member }, 200],
+          ["member revalidating", insidePath, { headers: { ...member, "if-none-match": insideTag } }, 304],
+          ["anonymous", insidePath, {}, 401, "sign_in_required"],
+          [
+            "another workspace",
+            insidePath,
+            { headers: { authorization: `Bearer ${stranger.token}` } },
+            401,
+            "sign_in_required",
+          ],
+        ];
+        const overLimit: [string, string, RequestInit, number, string?][] = [
+          ["over the limit", lockedPath, { headers: right }, 429, "rate_limited"],
+          ["over the limit, no password", lockedPath, {}, 429, "rate_limited"],
+        ];
+        for (const [what, path, init, status, error] of [...cases, ...overLimit]) {
+          // A new client for each answer but the limited ones, so that no other limit is reached on the way.
+          const address = status === 429 ? limited : `198.18.${answers >> 8}.${answers & 255}`;
+          const res = await app.request(path, init, fromAddress(address));
+          const where = `${what}: ${init.method ?? "GET"} ${path}`;
+          expect(res.status, where).toBe(status);
+          expectProtected(res, where);
+          if (error) expect((await res.json()).error, where).toBe(error);
+          answers++;
+        }
+      }
+    }
+    expect(answers).toBe(66);
+
+    // The hosted pages show a protected page's prompt; their feeds are the same 404 as an unknown page's.
+    for (const slug of [locked.slug, inside.slug]) {
+      for (const path of [`/${slug}`, `/${slug}/`, `/${slug}?embed=1`]) {
+        const res = await anon(path);
+        expect(res.status, path).toBe(200);
+        expectProtected(res, path);
+        expect(await res.text(), path).not.toContain("Service 0");
+      }
+      for (const file of ["feed.xml", "atom.xml", "status.json"]) {
+        const res = await anon(`/${slug}/${file}`);
+        const unknown = await anon(`/no-such-page/${file}`);
+        expect(res.status).toBe(404);
+        expect(await res.text()).toBe(await unknown.text());
+        expect(res.headers.get("cache-control")).toBe("no-store");
+        expect(unknown.headers.get("cache-control")).toBe("no-store");
+      }
+    }
+    const byDomain = await app.request("/", { headers: { host: `locked-${kind.name}.example.org` } });
+    expect(byDomain.status).toBe(200);
+    expectProtected(byDomain, "custom domain");
+
+    // Through node:http, fast paths first: the views are in memory now, and protected ones still go to the app.
+    const server = createServer(listener);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const suffix of ["", "/items", "/incidents"]) {
+        const path = `${base}/public/v1/status-page/${locked.slug}${suffix}`;
+        const ok = await fetch(path, { headers: right });
+        const etag = ok.headers.get("etag") as string;
+        const answers = [
+          [ok, 200],
+          [await fetch(path, { headers: { ...right, "if-none-match": etag } }), 304],
+          [await fetch(path), 401],
+          [await fetch(path, { headers: { "x-status-page-password": "wrong" } }), 401],
+          [await fetch(`${base}/api/status-page/${inside.slug}${suffix}`), 401],
+          [await fetch(`${base}/api/status-page/${inside.slug}${suffix}`, { headers: member }), 200],
+        ] as const;
+        for (const [res, status] of answers) {
+          expect(res.status, `${res.url} ${status}`).toBe(status);
+          expectProtected(res, `${res.url} ${status}`);
+          await res.arrayBuffer();
+        }
+      }
+    } finally {
+      server.close();
+    }
   });
 });
