@@ -416,4 +416,23 @@ describeStores("public status page reads", (kind) => {
       server.close();
     }
   });
+  test("the OpenAPI document lists Cache-Control and Vary on every answer a protected page gives", async () => {
+    const doc = await (await app.request("/public/v1/openapi.json")).json();
+    let operations = 0;
+    for (const prefix of ["/public/v1", "/api"]) {
+      for (const suffix of ["", "/items", "/incidents"]) {
+        const op = doc.paths[`${prefix}/status-page/{slug}${suffix}`].get;
+        for (const status of ["200", "304", "401", "429"]) {
+          expect(Object.keys(op.responses[status].headers), `${prefix}${suffix} ${status}`).toEqual(
+            expect.arrayContaining(["Cache-Control", "Vary"]),
+          );
+        }
+        expect(Object.keys(op.responses["404"].headers)).not.toContain("Vary");
+        operations++;
+      }
+    }
+    expect(operations).toBe(6);
+    expect(doc.components.headers.StatusPageCacheControl.schema.enum).toContain("private, no-store");
+    expect(doc.components.headers.StatusPageVary.schema.const).toBe("Authorization, X-Status-Page-Password");
+  });
 });
