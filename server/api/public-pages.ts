@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { passwordFingerprint, sameFingerprint, verifyPassword } from "../accounts/secrets.ts";
 import type { Config } from "../config.ts";
-import { PublicIncidents, PublicItems, PublicStatusPage } from "../contract/status-page.ts";
+import { PublicIncidents, PublicItems, PublicStatusPage, Slug } from "../contract/status-page.ts";
 import type { Store } from "../store/store.ts";
 import { principalFrom } from "./auth.ts";
 import { clientAddress, clientKey } from "./client-address.ts";
@@ -251,7 +251,8 @@ function send(c: Context, part: Body): Response {
   return c.body(part.bytes, 200, headers);
 }
 
-const SlugParams = z.object({ slug: z.string().meta({ description: "The status page's slug", example: "acme" }) });
+// A slug no page can have (capitals, NUL, over 64 characters) is the unknown page's 404 before any lookup.
+const SlugParams = z.object({ slug: Slug.meta({ description: "The status page's slug", example: "acme" }) });
 
 export function publicPageRoutes(deps: PublicPageDeps) {
   const check = pageAccess(deps);
@@ -283,7 +284,7 @@ export function publicPageRoutes(deps: PublicPageDeps) {
         // Only a password or private page answers 401 or 429.
         errorHeaders: { 401: PROTECTED_HEADER_IDS, 429: PROTECTED_HEADER_IDS },
         async handler({ params, c }) {
-          const view = params.slug.length <= 64 ? await deps.views.get(params.slug) : null;
+          const view = await deps.views.get(params.slug);
           if (!view) throw notFound("Status page");
           await check(c, view);
           return send(c, view[part.key]);
