@@ -28,8 +28,6 @@ export interface PageView {
   page: Body;
   items: Body;
   incidents: Body;
-  /** Fingerprints of passwords verified against this version of the page (see passwordFingerprint). */
-  verified: Buffer[];
 }
 
 function body(value: unknown, visibility: PageView["visibility"]): Body {
@@ -183,7 +181,6 @@ export class PageViews {
       page: body(view, view.visibility),
       items: body({ slug: page.slug, items: view.items }, view.visibility),
       incidents: body({ slug: page.slug, incidents: view.incidents }, view.visibility),
-      verified: [],
     };
   }
 }
