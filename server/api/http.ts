@@ -115,9 +115,9 @@ export function bodyRefused(c: Context): boolean {
  */
 export function guardBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, next: () => void): void {
   const method = req.method;
-  const url = req.url ?? "";
+  const path = targetPath(req.url ?? "");
   const bodyless = method === "GET" || method === "HEAD" || method === "OPTIONS";
-  if (bodyless || !BODY_PREFIXES.some((prefix) => url.startsWith(prefix))) {
+  if (bodyless || path === null || !BODY_PREFIXES.some((prefix) => path.startsWith(prefix))) {
     next();
     return;
   }
@@ -153,6 +153,22 @@ export function guardBody(req: IncomingMessage, res: ServerResponse, maxBytes: n
   req.on("end", onEnd);
   // A client gone mid-body: nobody is left to answer.
   req.on("error", detach);
+}
+
+/**
+ * The path a request target routes to, as node-server and Hono route it: origin-form (`/public/v1/sites`) and
+ * absolute-form (`http://host/public/v1/sites`) alike by their URL's pathname (dot segments resolved, as node-server
+ * resolves them), percent-decoded as Hono decodes it. Anything else (`*`, authority-form) is null: left to the app.
+ */
+export function targetPath(target: string): string | null {
+  const base = target.startsWith("/") ? "http://localhost" : undefined;
+  if (!URL.canParse(target, base)) return null;
+  const pathname = new URL(target, base).pathname;
+  try {
+    return decodeURI(pathname);
+  } catch {
+    return pathname;
+  }
 }
 
 function refuse(req: IncomingMessage, res: ServerResponse): void {

@@ -322,3 +322,41 @@ describe("raw sockets", () => {
     socket.destroy();
   });
 });
+
+describe("request targets node-server routes to the API by another spelling", () => {
+  // node-server routes an absolute-form target (`POST http://host/path`) by its pathname, and resolves dot segments
+  // and percent-escapes: the guard must see the same path, or the body falls to a limit that closes on unread bytes.
+  const targets = [
+    () => `http://127.0.0.1:${port}/public/v1/sites`,
+    () => "/public/x/../v1/sites",
+    () => "/public/%761/sites",
+  ];
+  for (const target of targets) {
+    test(`a 4 MiB body to ${target().replace(String(port), "PORT")} gets the 413 and a clean close, 10 times out of 10`, async () => {
+      const total = 4 * MiB;
+      const outcomes: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const { socket, answer, closed } = rawConnection();
+        socket.write(
+          head([
+            `POST ${target()} HTTP/1.1`,
+            `Host: 127.0.0.1:${port}`,
+            "Content-Type: application/json",
+            `Authorization: Bearer ${token}`,
+            `Content-Length: ${total}`,
+          ]),
+        );
+        socket.write(Buffer.alloc(total, "x"));
+        try {
+          const got = await bounded(answer, "the 413");
+          expectRefusal(got.status, got.headers, got.body);
+          const end = await bounded(closed, "the close");
+          outcomes.push(end.error ?? String(got.status));
+        } catch (error) {
+          outcomes.push((await bounded(closed, "the close")).error ?? String(error));
+        }
+      }
+      expect(outcomes).toEqual(Array(10).fill("413"));
+    });
+  }
+});
