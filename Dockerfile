@@ -13,9 +13,11 @@ FROM ${NODE_IMAGE} AS build
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false
 WORKDIR /app
 # The dependencies first, so that a change of source alone reuses this layer. better-sqlite3 ships prebuilt binaries
-# for linux x64 and arm64 in its package, but npm still runs node-gyp for it, which needs python3 and make (slim
-# images have neither) to find that there is nothing to build: so install scripts are skipped, and only esbuild's
-# (allowed in package.json) run. Nothing is compiled; nothing comes from anywhere but the npm registry.
+# for linux x64 and arm64 in its package and has no install script ("gypfile": false: npm runs no node-gyp for it).
+# The lock's install scripts are esbuild's (it checks its platform binary), @scarf/scarf's (swagger-ui-dist's
+# install telemetry, which calls scarf.sh) and two of dev-only packages, sharp's (it compiles when its prebuilt
+# binary is missing) and rs-module-lexer's: --ignore-scripts skips them all, then only esbuild's (allowed in
+# package.json) runs. Nothing is compiled; nothing comes from anywhere but the npm registry.
 COPY package.json package-lock.json ./
 # Behind a TLS-inspecting proxy, hand the build that proxy's CA bundle as a secret (mounted for this step only,
 # never stored in a layer): docker build --secret id=npm_ca,src=/path/to/ca-bundle.crt .
@@ -35,10 +37,14 @@ FROM ${NODE_IMAGE}
 LABEL org.opencontainers.image.title="Porchlight" \
       org.opencontainers.image.description="Open-source site monitoring with status pages" \
       org.opencontainers.image.licenses="MIT"
+# The shutdown deadline is 8 s, under `docker stop`'s default grace of 10 s: a stop that overruns it still exits
+# 1 (a forced stop the supervisor can see) rather than being killed with SIGKILL (137). Raising it needs a longer
+# grace to match (`docker stop -t`, compose's stop_grace_period, 15s in compose.yaml).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8787 \
-    PORCHLIGHT_DATA_DIR=/data
+    PORCHLIGHT_DATA_DIR=/data \
+    PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS=8
 WORKDIR /app
 # Only what runs: the server's sources (run through tsx), the pages' and the element's sources that the server
 # renders with, the built element, the production dependencies. No tests, benchmarks or build tools. Owned by
@@ -58,8 +64,12 @@ VOLUME /data
 EXPOSE 8787
 STOPSIGNAL SIGTERM
 # node itself (slim images have no curl); /readyz answers 200 only when the store answers and the engine runs.
+# A `worker` (docker run porchlight worker --region ...) serves no HTTP: the check reads the container's process 1
+# command line (/proc/1/cmdline: node, or docker's --init before it) and passes when one of its arguments is
+# `worker`: nothing to probe, its process running is its health.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8787)+'/readyz',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.status===200?0:1),()=>process.exit(1))"]
-# node is process 1 and handles SIGTERM itself: in-flight requests finish, the store closes, exit code 0.
+  CMD ["node", "-e", "if(require('fs').readFileSync('/proc/1/cmdline','utf8').split(String.fromCharCode(0)).includes('worker'))process.exit(0);fetch('http://127.0.0.1:'+(process.env.PORT||8787)+'/readyz',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.status===200?0:1),()=>process.exit(1))"]
+# node is process 1 and handles SIGTERM itself: in-flight requests (a worker: running checks) finish, the store
+# closes, exit code 0.
 ENTRYPOINT ["node", "bin/porchlight.js"]
 CMD ["serve"]
