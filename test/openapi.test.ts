@@ -358,6 +358,24 @@ describe("the headers documented are the headers sent", () => {
     await expectDocumented(limited, "POST", path, path, 429, {}, { domain: "192.0.2.1" });
   });
 
+  test("the badges: an SVG documented as image/svg+xml, JSON as JSON, both with Cache-Control, ETag and the 304", async () => {
+    for (const [template, path, type] of [
+      ["/badge/{slug}/status.svg", "/badge/open/status.svg", "image/svg+xml"],
+      ["/badge/{slug}/uptime.json", "/badge/open/uptime.json", "application/json"],
+    ] as const) {
+      const op = doc.paths[template].get;
+      expect(Object.keys(op.responses["200"].content), template).toEqual([type]);
+      const cacheControl = resolve(op.responses["200"].headers["Cache-Control"]);
+      expect(cacheControl.schema.const, template).toBe("public, max-age=60");
+      const ok = await expectDocumented(app, "GET", template, path, 200);
+      expect(ok.headers.get("content-type")).toBe(`${type}; charset=utf-8`);
+      expect(ok.headers.get("cache-control")).toBe(cacheControl.schema.const);
+      const etag = { "if-none-match": ok.headers.get("etag") as string };
+      await expectDocumented(app, "GET", template, path, 304, etag);
+      await expectDocumented(app, "GET", template, path.replace("/open/", "/inside/"), 404);
+    }
+  });
+
   test("the operations routes and the document itself", async () => {
     await expectDocumented(app, "GET", "/healthz", "/healthz", 200);
     await expectDocumented(app, "GET", "/readyz", "/readyz", 200);

@@ -9,7 +9,7 @@ import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { principalFrom } from "./auth.ts";
-import { BadgePages, badgeRoutes, documentSvgAnswers } from "./badges.ts";
+import { BadgePages, badgeRoutes } from "./badges.ts";
 import { docsRoutes } from "./docs.ts";
 import { embedRoutes } from "./embed.ts";
 import { ApiError, errorBody, forbidden, payloadTooLarge, unauthorized } from "./errors.ts";
@@ -120,7 +120,7 @@ export function createApp({
     ...badgeRoutes({ pages: badgePages, clock }),
     ...anonRoutes({ store, clock, config, logger, mailer, limiter }),
   ];
-  const document = JSON.stringify(documentSvgAnswers(openApiDocument(routes, config.publicUrl)));
+  const document = JSON.stringify(openApiDocument(routes, config.publicUrl));
 
   const app = new Hono<Env>();
   app.use(async (c, next) => {

@@ -92,6 +92,11 @@ const HEADERS = {
     description: "Any cache may keep a badge for a minute.",
     schema: { type: "string", const: "public, max-age=60" },
   },
+  BadgeContentSecurityPolicy: {
+    header: "Content-Security-Policy",
+    description: "On an SVG badge: opened on its own, it runs and loads nothing.",
+    schema: { type: "string", const: "default-src 'none'; style-src 'unsafe-inline'" },
+  },
   DocumentCacheControl: {
     header: "Cache-Control",
     description: "Any cache may keep the document for five minutes.",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Slug } from "./status-page.ts";
 
 /** badge-maker's styles, as shields.io names them. */
 export const BADGE_STYLES = ["flat", "flat-square", "plastic", "for-the-badge", "social"] as const;
@@ -48,14 +49,18 @@ export const UptimeBadgeQuery = z.strictObject({
 export type UptimeBadgeQuery = z.infer<typeof UptimeBadgeQuery>;
 
 /**
- * The path parameters as they arrive. They are checked in the handler, not here: a malformed slug or item id answers
- * the same 404 as an unknown one, so that no answer tells a page that exists apart from one that does not.
+ * The path parameters. A malformed slug or item id (one that no page or item can have) is refused by the route's
+ * path parsing with the same 404 as an unknown one, so that no answer tells a page that exists apart from one that
+ * does not.
  */
 export const BadgeParams = z.object({
-  slug: z.string().meta({ description: "A public status page's slug", example: "acme" }),
+  slug: Slug.meta({ description: "A public status page's slug", example: "acme" }),
 });
 export const ItemBadgeParams = BadgeParams.extend({
-  itemId: z.string().meta({ description: "The item's id, as the page's items list shows it", example: "1" }),
+  itemId: z
+    .string()
+    .regex(/^[1-9]\d{0,9}$/, "must be an item id")
+    .meta({ description: "The item's id, as the page's items list shows it", example: "1" }),
 });
 
 /** shields.io's endpoint badge (https://shields.io/badges/endpoint-badge): give its URL to img.shields.io/endpoint. */

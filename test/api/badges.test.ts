@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "vitest";
-import { BadgeParams, ShieldsEndpoint } from "../../server/contract/badge.ts";
+import { BadgeParams, ItemBadgeParams, ShieldsEndpoint } from "../../server/contract/badge.ts";
 import { ErrorEnvelope } from "../../server/contract/common.ts";
 import type { Store } from "../../server/store/store.ts";
 import { client, describeStores, seedOwner, seedStatusPage, TestClock } from "../helpers.ts";
@@ -15,8 +15,15 @@ afterAll(() => targets.close());
 const PER_REQUEST = new Set(["x-request-id", "date"]);
 const comparable = (res: Response) => [...res.headers].filter(([name]) => !PER_REQUEST.has(name));
 
-test("the path parameters are taken as they come, so that a malformed slug is a 404 like an unknown one", () => {
-  expect(BadgeParams.safeParse({ slug: "\u0000ä/..".repeat(1000) }).success).toBe(true);
+test("the path parameters are a page's Slug and an item id: the route table answers anything else its own 404", () => {
+  for (const slug of ["acme", "acme-status", "a0"]) expect(BadgeParams.safeParse({ slug }).success, slug).toBe(true);
+  for (const slug of ["\u0000ä/..".repeat(1000), "ACME", "-acme", "acme-", "a".repeat(65), "api", ""]) {
+    expect(BadgeParams.safeParse({ slug }).success, slug.slice(0, 20)).toBe(false);
+  }
+  expect(ItemBadgeParams.safeParse({ slug: "acme", itemId: "42" }).success).toBe(true);
+  for (const itemId of ["0", "01", "1e3", "-1", "1.0", "9".repeat(11), ""]) {
+    expect(ItemBadgeParams.safeParse({ slug: "acme", itemId }).success, itemId).toBe(false);
+  }
 });
 
 describeStores("status badges", (kind) => {
