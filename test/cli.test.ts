@@ -1,10 +1,10 @@
-import { execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { bootstrapOwner } from "../server/accounts/accounts.ts";
 import { hashToken } from "../server/accounts/secrets.ts";
 import { firstStartMessage } from "../server/cli/first-start.ts";
@@ -36,7 +36,27 @@ async function porchlight(args: string[], env: Record<string, string> = {}, node
   }
 }
 
-/** A long-running `porchlight ARGS` (serve, worker), its stdout and stderr apart. */
+/** The `launch`ed processes still running, each with the promise of its exit. */
+const running = new Map<ChildProcess, Promise<number | null>>();
+
+/**
+ * Kills (SIGKILL) whatever `launch` started and is still running, and waits for it to go: a test that fails between
+ * `launch` and `stop` must not leave a server listening with its engine running (on PostgreSQL, over a database
+ * that its `finally` drops). Each test's `finally` calls it before its clean-up, and every test ends with it.
+ * (Not a detached process group as in package.test.ts: `node bin/porchlight.js` starts no processes of its own, and
+ * in this process group an interrupted run's Ctrl-C reaches it too.)
+ */
+async function killSurvivors(): Promise<void> {
+  const exits = [...running].map(([child, exited]) => {
+    child.kill("SIGKILL");
+    return exited;
+  });
+  await Promise.all(exits);
+}
+afterEach(killSurvivors);
+afterAll(killSurvivors);
+
+/** A long-running `porchlight ARGS` (serve, worker), its stdout and stderr apart; killed at the test's end. */
 function launch(args: string[], env: Record<string, string>) {
   const child = spawn("node", ["bin/porchlight.js", ...args], {
     env: { ...process.env, LOG_LEVEL: "info", ...env },
@@ -44,7 +64,13 @@ function launch(args: string[], env: Record<string, string>) {
   });
   let stdout = "";
   let stderr = "";
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  running.set(child, exited);
   child.stdout.on("data", (d) => {
     stdout += d;
   });
@@ -291,6 +317,7 @@ describe("the porchlight command line", () => {
       expect(await worker.stop()).toBe(0);
       expect(worker.stdout()).toContain('"msg":"stopped"');
     } finally {
+      await killSurvivors();
       rmSync(root, { recursive: true, force: true });
     }
   });
@@ -563,6 +590,7 @@ describeStores("porchlight command", (kind) => {
         held.destroy();
       }
     } finally {
+      await killSurvivors();
       await database?.drop();
       rmSync(root, { recursive: true, force: true });
     }
