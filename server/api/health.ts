@@ -43,8 +43,13 @@ export function healthRoutes({ store, engine }: { store: Store; engine?: { healt
         }
         const health = engine?.health();
         if (health && !health.claiming) {
-          const since = health.secondsSinceClaim === null ? "" : ` for ${Math.round(health.secondsSinceClaim)} s`;
-          throw new ApiError(503, "internal", `The engine (region ${health.region}) has not claimed work${since}`);
+          const why =
+            health.state === "stopped"
+              ? "has stopped"
+              : health.state === "not-started"
+                ? "has not started"
+                : `has not claimed work for ${Math.round(health.secondsSinceClaim ?? 0)} s`;
+          throw new ApiError(503, "internal", `The engine (region ${health.region}) ${why}`);
         }
         return { status: 200, body: { status: "ok" as const, store: store.dialect } };
       },

@@ -46,6 +46,11 @@ export interface EngineOptions {
  */
 export interface EngineHealth {
   region: string;
+  /**
+   * `not-started`: neither start() nor a claim round yet. `stopped`: stop() was called. `running` otherwise, stalled
+   * or not (see `claiming`).
+   */
+  state: "not-started" | "running" | "stopped";
   claiming: boolean;
   /** When the last claim round finished (ISO 8601), null before the first. */
   lastClaimAt: string | null;
@@ -174,6 +179,7 @@ export class Engine {
     const stalledAfterMs = this.o.stalledAfterMs ?? ENGINE_TIMERS.stalledAfterMs;
     return {
       region: this.o.region,
+      state: this.halted ? "stopped" : since === null ? "not-started" : "running",
       claiming: !this.halted && since !== null && now - since <= stalledAfterMs,
       lastClaimAt: this.lastClaimAt === null ? null : new Date(this.lastClaimAt).toISOString(),
       secondsSinceClaim: since === null ? null : Math.max(0, now - since) / 1000,

@@ -38,7 +38,7 @@ describeStores("GET /readyz", (kind) => {
       const api = client(made.app, (await seedOwner(store)).token);
       await api.post("/public/v1/sites", { url: targets.ok, name: "S", checkInterval: 60, timeout: 5 });
       // Not started and never claimed: not ready.
-      await notReady(/^The engine \(region local\) has not claimed work$/);
+      await notReady(/^The engine \(region local\) has not started$/);
 
       clock.advance(3000);
       await made.engine.runOnce();
@@ -59,7 +59,10 @@ describeStores("GET /readyz", (kind) => {
 
       // Stopped: not ready, whatever the time.
       await made.engine.stop();
-      await notReady(/^The engine \(region local\) has not claimed work for 0 s$/);
+      await notReady(/^The engine \(region local\) has stopped$/);
+      // However long ago it stopped.
+      clock.advance(60_000);
+      await notReady(/^The engine \(region local\) has stopped$/);
     } finally {
       targets.close();
     }
