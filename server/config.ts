@@ -68,7 +68,12 @@ export const ConfigSchema = z.object({
   PORCHLIGHT_SNAPSHOT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(20),
   PORCHLIGHT_SNAPSHOT_REUSE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   PORCHLIGHT_REPORT_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(240).default(5),
-  PORCHLIGHT_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").max(256).optional(),
+  PORCHLIGHT_METRICS_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters")
+    .max(256)
+    .regex(/^\S+$/, "must not contain white space")
+    .optional(),
   PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
 });
 

@@ -93,6 +93,17 @@ test("a bad DATABASE_URL is named without its password", () => {
   expect(message).not.toContain("s3cret");
 });
 
+test("a metrics token with white space, which no Authorization header could carry, stops start-up unshown", () => {
+  expect(loadConfig({ PORCHLIGHT_METRICS_TOKEN: "0123456789abcdef-token" }).metricsToken).toBe(
+    "0123456789abcdef-token",
+  );
+  for (const token of ["0123456789 abcdef", "0123456789abcdef ", "0123456789\tabcdef"]) {
+    expect(() => loadConfig({ PORCHLIGHT_METRICS_TOKEN: token })).toThrow(
+      'PORCHLIGHT_METRICS_TOKEN="***": must not contain white space',
+    );
+  }
+});
+
 test("empty variables count as unset", () => {
   expect(loadConfig({ PORT: "", DATABASE_URL: "" }).port).toBe(8787);
 });
