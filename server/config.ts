@@ -52,6 +52,7 @@ export const ConfigSchema = z.object({
   PORCHLIGHT_REGION: Region.default("local"),
   PORCHLIGHT_ENGINE: z.enum(["on", "off"]).default("on"),
   PORCHLIGHT_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
+  PORCHLIGHT_LANDING_PAGES: z.enum(["true", "false"]).default("true"),
   PORCHLIGHT_CHECK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(500),
   PORCHLIGHT_PAGE_LOCALE: z
     .string()
@@ -94,6 +95,8 @@ export type Config = {
   region: string;
   engine: boolean;
   allowPrivateTargets: boolean;
+  /** Whether the landing page (GET /) lists the public status pages; false leaves only its developer links. */
+  landingPages: boolean;
   checkConcurrency: number;
   resultRetentionHours: number;
   /** The words and formats of the hosted and prerendered pages. */
@@ -150,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     region: e.PORCHLIGHT_REGION,
     engine: e.PORCHLIGHT_ENGINE === "on",
     allowPrivateTargets: e.PORCHLIGHT_ALLOW_PRIVATE_TARGETS === "true",
+    landingPages: e.PORCHLIGHT_LANDING_PAGES === "true",
     checkConcurrency: e.PORCHLIGHT_CHECK_CONCURRENCY,
     resultRetentionHours: e.PORCHLIGHT_RESULT_RETENTION_HOURS,
     pageLocale: e.PORCHLIGHT_PAGE_LOCALE,

@@ -18,6 +18,7 @@ test("defaults: port 8787, ./data, SQLite, info logs", () => {
     region: "local",
     engine: true,
     allowPrivateTargets: false,
+    landingPages: true,
     checkConcurrency: 500,
     resultRetentionHours: 48,
     shutdownTimeoutMs: 10_000,
@@ -73,6 +74,7 @@ test.each([
   ["PORCHLIGHT_REGION", "EU West"],
   ["PORCHLIGHT_ENGINE", "maybe"],
   ["PORCHLIGHT_ALLOW_PRIVATE_TARGETS", "yes"],
+  ["PORCHLIGHT_LANDING_PAGES", "no"],
   ["PORCHLIGHT_CHECK_CONCURRENCY", "0"],
   ["PORCHLIGHT_RESULT_RETENTION_HOURS", "0"],
   ["PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS", "0"],
@@ -102,6 +104,11 @@ test("a metrics token with white space, which no Authorization header could carr
       'PORCHLIGHT_METRICS_TOKEN="***": must not contain white space',
     );
   }
+});
+
+test("the landing page's list of public pages can be turned off", () => {
+  expect(loadConfig({ PORCHLIGHT_LANDING_PAGES: "false" }).landingPages).toBe(false);
+  expect(loadConfig({ PORCHLIGHT_LANDING_PAGES: "true" }).landingPages).toBe(true);
 });
 
 test("empty variables count as unset", () => {

@@ -105,7 +105,7 @@ export function createApp({
   const records = new ReadModel<SiteRecord>(clock, config.viewTtlSeconds * 1000);
   const badgePages = new BadgePages(store, views, clock, config.viewTtlSeconds * 1000);
   const metrics = new Metrics(deps.engine);
-  const landing = new LandingPage(store, clock, config.viewTtlSeconds * 1000);
+  const landing = new LandingPage(store, clock, config.viewTtlSeconds * 1000, config.landingPages);
   const changed = () => {
     views.invalidate();
     records.invalidate();

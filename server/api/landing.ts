@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Hono } from "hono";
+import { sql } from "kysely";
 import pkg from "../../package.json" with { type: "json" };
 import { escapeHtml } from "../html.ts";
 import type { Store } from "../store/store.ts";
@@ -49,7 +50,8 @@ const HEADERS = {
   "content-security-policy": CSP,
   "x-content-type-options": "nosniff",
   "referrer-policy": "strict-origin-when-cross-origin",
-  "cache-control": "public, max-age=60",
+  // Revalidated on every use: a page made private leaves the list at once, for caches too.
+  "cache-control": "no-cache",
 } as const;
 
 interface Landing {
@@ -72,15 +74,23 @@ const EMPTY = [
   ' password, and those are never listed here. See the <a href="/docs">API reference</a>.</p></div>',
 ].join("");
 
-/** The landing page's HTML: the links every visitor needs, and the first public pages by slug. */
-export function landingDocument(pages: { slug: string; name: string }[], more: boolean): string {
+/** The project's home, when package.json names one. */
+const HOMEPAGE = (pkg as { homepage?: string }).homepage;
+
+/**
+ * The landing page's HTML: the links every visitor needs and, unless `pages` is null (PORCHLIGHT_LANDING_PAGES=false),
+ * the first public pages by slug.
+ */
+export function landingDocument(pages: { slug: string; name: string }[] | null, more: boolean): string {
   const list =
-    pages.length === 0
-      ? EMPTY
-      : `<ul>${pages.map((p) => row(`/${p.slug}`, p.name, `/${p.slug}`)).join("")}</ul>${
-          more ? `<p class="muted"><small>The first ${pages.length}, by address.</small></p>` : ""
-        }`;
-  const readme = pkg.homepage ? row(pkg.homepage, "README", "Running, configuring and deploying Porchlight") : "";
+    pages === null
+      ? ""
+      : pages.length === 0
+        ? EMPTY
+        : `<ul>${pages.map((p) => row(`/${p.slug}`, p.name, `/${p.slug}`)).join("")}</ul>${
+            more ? `<p class="muted"><small>The first ${pages.length}, by address.</small></p>` : ""
+          }`;
+  const readme = HOMEPAGE ? row(HOMEPAGE, "README", "Running, configuring and deploying Porchlight") : "";
   return [
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -88,7 +98,7 @@ export function landingDocument(pages: { slug: string; name: string }[], more: b
     `<title>Porchlight</title><meta name="description" content="${escapeHtml(pkg.description)}">`,
     `<style>${CSS}</style></head><body><main>`,
     `<h1>Porchlight</h1><p class="muted">${escapeHtml(pkg.description)}</p>`,
-    '<h2 id="pages">Status pages</h2>',
+    pages === null ? "" : '<h2 id="pages">Status pages</h2>',
     list,
     '<h2 id="developers">For developers</h2><ul>',
     row("/docs", "API reference", "Every route, with its parameters, answers and errors"),
@@ -100,7 +110,8 @@ export function landingDocument(pages: { slug: string; name: string }[], more: b
 
 /**
  * The landing page's document, from one query kept for the views' time to live and dropped on every write in this
- * process (`invalidate`). Lists public pages only, never a private or password one, at most LANDING_PAGE_LIMIT.
+ * process (`invalidate`). Lists public pages only, never a private or password one, at most LANDING_PAGE_LIMIT, and
+ * none at all when `listPages` is false (a server whose workspaces should not see each other's pages).
  */
 export class LandingPage {
   private readonly model: ReadModel<Landing>;
@@ -109,6 +120,7 @@ export class LandingPage {
     private readonly store: Store,
     clock: Clock,
     ttlMs: number,
+    private readonly listPages = true,
   ) {
     this.model = new ReadModel(clock, ttlMs);
   }
@@ -122,16 +134,23 @@ export class LandingPage {
   }
 
   private async build(): Promise<Landing> {
+    if (!this.listPages) return withEtag(landingDocument(null, false));
+    // By code unit, whatever the database's collation: PostgreSQL's en_US.utf8 would put `a-b` after `ab`. SQLite's
+    // default (BINARY) already compares so, and knows no collation named "C".
+    const bySlug = this.store.dialect === "postgres" ? sql<string>`slug collate "C"` : sql<string>`slug`;
     const rows = await this.store.db
       .selectFrom("status_pages")
       .select(["slug", "name"])
       .where("visibility", "=", "public")
-      .orderBy("slug")
+      .orderBy(bySlug)
       .limit(LANDING_PAGE_LIMIT + 1)
       .execute();
-    const html = landingDocument(rows.slice(0, LANDING_PAGE_LIMIT), rows.length > LANDING_PAGE_LIMIT);
-    return { html, etag: `"${createHash("sha256").update(html).digest("base64url").slice(0, 27)}"` };
+    return withEtag(landingDocument(rows.slice(0, LANDING_PAGE_LIMIT), rows.length > LANDING_PAGE_LIMIT));
   }
+}
+
+function withEtag(html: string): Landing {
+  return { html, etag: `"${createHash("sha256").update(html).digest("base64url").slice(0, 27)}"` };
 }
 
 /**

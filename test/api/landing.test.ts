@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import { LANDING_PAGE_LIMIT } from "../../server/api/landing.ts";
 import type { Store } from "../../server/store/store.ts";
@@ -26,7 +27,7 @@ describeStores("GET /: the landing page", (kind) => {
     return res.json.data as { id: number };
   };
 
-  test("an HTML page with the product's name and links to the API reference, the OpenAPI document and the README", async () => {
+  test("an HTML page with the product's name and links to the API reference and the OpenAPI document", async () => {
     const { res, html } = await landing();
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -37,7 +38,6 @@ describeStores("GET /: the landing page", (kind) => {
     expect(html).toContain("@media (prefers-color-scheme:dark)");
     expect(html).toContain('<a href="/docs">API reference</a>');
     expect(html).toContain('<a href="/public/v1/openapi.json">OpenAPI document</a>');
-    expect(html).toMatch(/<a href="https:\/\/[^"]+#readme">README<\/a>/);
     expect(html).toContain("No public status pages yet.");
   });
 
@@ -86,7 +86,9 @@ describeStores("GET /: the landing page", (kind) => {
     const first = await landing();
     const etag = first.res.headers.get("etag") as string;
     expect(etag).toMatch(/^"[\w-]+"$/);
-    expect(first.res.headers.get("cache-control")).toBe("public, max-age=60");
+    // Revalidated on every use, so that a page made private leaves the list at once, for caches too.
+    expect(first.res.headers.get("cache-control")).toBe("no-cache");
+    expect((await landing({ "if-none-match": etag })).res.headers.get("cache-control")).toBe("no-cache");
     const again = await landing({ "if-none-match": etag });
     expect(again.res.status).toBe(304);
     expect(again.html).toBe("");
@@ -101,6 +103,46 @@ describeStores("GET /: the landing page", (kind) => {
     const page = await createPage("domain-page");
     await api.patch(`/public/v1/status-pages/${page.id}`, { customDomain: "status.acme.test" });
     const res = await app.request("/", { headers: { host: "status.acme.test" } });
-    expect(await res.text()).not.toContain("<h1>Porchlight</h1>");
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("<porchlight-status");
+    expect(html).not.toContain("<h1>Porchlight</h1>");
+  });
+
+  test("in code-unit order of their slugs, whatever the database's collation", async () => {
+    if (store.dialect === "postgres") {
+      // As en_US.utf8 does, an ICU collation that ignores punctuation: it puts a0 before a-b, and ab before a-c.
+      await sql`create collation words (provider = icu, locale = 'en-u-ka-shifted')`.execute(store.db);
+      await sql`alter table status_pages alter column slug type text collate words`.execute(store.db);
+      const { rows } = await sql<{
+        slug: string;
+      }>`select slug from (values ('a-b'), ('a0')) v(slug) order by slug collate words`.execute(store.db);
+      expect(
+        rows.map((r) => r.slug),
+        "the collation sorts differently",
+      ).toEqual(["a0", "a-b"]);
+    }
+    for (const slug of ["ab", "a0", "a-c", "a-b"]) await createPage(slug);
+    const { html } = await landing();
+    const listed = [...html.matchAll(/<li><a href="\/([a-z0-9-]+)">Page /g)].map((m) => m[1]);
+    expect(listed).toEqual(["a-b", "a-c", "a0", "ab"]);
+  });
+
+  test("PORCHLIGHT_LANDING_PAGES=false: no list and no word about pages, the developer links alone", async () => {
+    await createPage("open-page");
+    const hidden = makeApp(store, { env: { PORCHLIGHT_LANDING_PAGES: "false" } }).app;
+    const res = await hidden.request("/");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+    const html = await res.text();
+    expect(html).toContain('<a href="/docs">API reference</a>');
+    expect(html).toContain('<a href="/public/v1/openapi.json">OpenAPI document</a>');
+    expect(html).not.toContain("open-page");
+    expect(html).not.toContain('<h2 id="pages">');
+    expect(html).not.toContain("No public status pages yet.");
+    expect(html).not.toContain("POST /public/v1/status-pages");
+    expect(html.match(/<ul>/g)).toHaveLength(1);
+    // The page itself is where it always was.
+    expect((await hidden.request("/open-page")).status).toBe(200);
   });
 });

@@ -211,9 +211,6 @@ describeBrowser("the landing page and the badges, in Chromium", () => {
     expect(described.status()).toBe(200);
     expect((await described.json()).openapi).toMatch(/^3\.1\./);
 
-    await v.page.goto(`${full.origin}/`);
-    // The README is on GitHub: its address is checked, not followed (no network here).
-    expect(await v.page.getByRole("link", { name: "README" }).getAttribute("href")).toMatch(/^https:\/\/.+#readme$/);
     expect(v.errors).toEqual([]);
     await v.context.close();
   });
