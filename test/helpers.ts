@@ -288,3 +288,13 @@ export async function startServer(env: Record<string, string>): Promise<Running>
     },
   };
 }
+
+/** For each path parameter of the route table, a value that is well formed but names nothing (the unknown's 404). */
+export const UNKNOWN_PARAMS: Record<string, string> = {
+  siteId: "000000000000000000000000",
+  id: "2147483647",
+  itemId: "2147483647",
+  incidentId: "2147483647",
+  slug: "no-such-page",
+  snapshotId: "nope",
+};

@@ -5,7 +5,7 @@ import { createApp } from "../../server/api/app.ts";
 import type { Route } from "../../server/api/route.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { client, seedOwner, seedStatusPage, sqliteKind, TestClock, testConfig } from "../helpers.ts";
+import { client, seedOwner, seedStatusPage, sqliteKind, TestClock, testConfig, UNKNOWN_PARAMS } from "../helpers.ts";
 
 /**
  * Every answer carries X-Content-Type-Options: nosniff, so that no browser runs JSON, an error or an SVG as a script
@@ -50,14 +50,7 @@ afterAll(async () => {
   await cleanup();
 });
 
-const UNKNOWN: Record<string, string> = {
-  siteId: "000000000000000000000000",
-  id: "2147483647",
-  itemId: "2147483647",
-  incidentId: "2147483647",
-  slug: "no-such-page",
-  snapshotId: "nope",
-};
+const UNKNOWN = UNKNOWN_PARAMS;
 
 function expectNosniff(res: Response, what: string) {
   expect(res.headers.get("x-content-type-options"), `${what} (${res.status})`).toBe("nosniff");

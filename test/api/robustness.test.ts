@@ -8,7 +8,7 @@ import type { Route } from "../../server/api/route.ts";
 import { ErrorEnvelope } from "../../server/contract/common.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { type App, client, describeStores, seedOwner, TestClock, testConfig } from "../helpers.ts";
+import { type App, client, describeStores, seedOwner, TestClock, testConfig, UNKNOWN_PARAMS } from "../helpers.ts";
 
 type Operation = { method: string; path: string; security: unknown[]; hasBody: boolean };
 
@@ -390,14 +390,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     }
   };
   /** Well formed, but naming nothing: the answer every value above must give, word for word. */
-  const UNKNOWN: Record<string, string> = {
-    siteId: "000000000000000000000000",
-    id: "2147483647",
-    itemId: "2147483647",
-    incidentId: "2147483647",
-    slug: "no-such-page",
-    snapshotId: "nope",
-  };
+  const UNKNOWN = UNKNOWN_PARAMS;
 
   test("the route table's body routes all have a valid body here, so that every field below is tested", () => {
     const bodies = validBodies();
