@@ -18,6 +18,14 @@ export function unstorableText(text: string): string | null {
   return null;
 }
 
+/**
+ * Text from outside (an RDAP or WHOIS answer, a certificate's issuer) made storable: NUL and unpaired surrogates,
+ * which PostgreSQL cannot hold in text, become U+FFFD, so a remote party cannot make a write fail.
+ */
+export function storableText(text: string): string {
+  return text.replace(/\0/g, "\uFFFD").replace(new RegExp(LONE_SURROGATE.source, "g"), "\uFFFD");
+}
+
 /** The success envelope of spec 2.1 around a payload. */
 export function Envelope<T extends z.ZodType>(data: T) {
   return z.object({

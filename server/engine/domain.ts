@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { getDomain } from "tldts";
 import { request } from "undici";
 import { z } from "zod";
+import { storableText } from "../contract/common.ts";
 import { PromiseCache } from "./promise-cache.ts";
 
 /** What the engine learns about a site's domain registration. */
@@ -175,7 +176,7 @@ export function parseRdap(answer: {
   const registrar = answer.entities?.find((e) => e.roles?.includes("registrar"));
   const fn = registrar?.vcardArray?.[1]?.find((field) => field[0] === "fn")?.[3];
   const expiresAt = expiry ? parseDate(expiry) : null;
-  return { registrar: typeof fn === "string" && fn.trim() ? fn.trim() : null, expiresAt };
+  return { registrar: typeof fn === "string" && fn.trim() ? storableText(fn.trim()) : null, expiresAt };
 }
 
 const EXPIRY_LABELS =
@@ -196,7 +197,8 @@ export function parseWhois(text: string): Found {
     const next = after.find((line, i) => i > 0 && line.trim() !== "") ?? after[1];
     return next?.trim() || null;
   };
-  const registrar = labelled(REGISTRAR_LABELS)?.replace(/\s*\[Tag = [^\]]*\]$/, "") ?? null;
+  const name = labelled(REGISTRAR_LABELS)?.replace(/\s*\[Tag = [^\]]*\]$/, "");
+  const registrar = name ? storableText(name) : null;
   const expiry = labelled(EXPIRY_LABELS);
   return { registrar, expiresAt: expiry ? parseDate(expiry) : null };
 }

@@ -8,6 +8,7 @@ import {
   connect as tlsConnect,
 } from "node:tls";
 import { Client } from "undici";
+import { storableText } from "../contract/common.ts";
 import { addressRefusal } from "./address-policy.ts";
 import { resolveAll } from "./dns-cache.ts";
 
@@ -321,7 +322,7 @@ async function request(
           certificate = peer?.valid_to
             ? {
                 subject: String(peer.subject?.CN ?? ""),
-                issuer: String(peer.issuer?.O ?? peer.issuer?.CN ?? ""),
+                issuer: storableText(String(peer.issuer?.O ?? peer.issuer?.CN ?? "")),
                 validFrom: isoOrEpoch(peer.valid_from),
                 validTo: isoOrEpoch(peer.valid_to),
                 authorized: error === null,

@@ -4,7 +4,14 @@ import { type AddressInfo, createServer as createTcpServer, type Server as TcpSe
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DomainLookup, loadBootstrap, parseDate, parseWhois, refreshBootstrap } from "../../server/engine/domain.ts";
+import {
+  DomainLookup,
+  loadBootstrap,
+  parseDate,
+  parseRdap,
+  parseWhois,
+  refreshBootstrap,
+} from "../../server/engine/domain.ts";
 import { Engine } from "../../server/engine/engine.ts";
 import { createLogger } from "../../server/log.ts";
 import { client, makeApp, seedOwner, sqliteKind, TestClock } from "../helpers.ts";
@@ -163,6 +170,21 @@ describe("domain registrations", () => {
     now += 86_400_000 + 1;
     await domains.lookup("example.com");
     expect(rdapRequests).toBe(before + 2);
+  });
+
+  test("a registrar's name from outside is made storable: NUL and lone surrogates (PostgreSQL refuses them) become U+FFFD", () => {
+    const rdap = parseRdap({
+      entities: [{ roles: ["registrar"], vcardArray: ["vcard", [["fn", {}, "text", "Evil\u0000Reg\uD800istrar"]]] }],
+    });
+    expect(rdap.registrar).toBe("Evil\uFFFDReg\uFFFDistrar");
+    expect(parseWhois("Registrar: Bad\u0000Name\nRegistry Expiry Date: 2030-01-01T00:00:00Z\n").registrar).toBe(
+      "Bad\uFFFDName",
+    );
+    // Paired surrogates (an emoji) are valid text and stay.
+    expect(
+      parseRdap({ entities: [{ roles: ["registrar"], vcardArray: ["vcard", [["fn", {}, "text", "Reg 🔥"]]] }] })
+        .registrar,
+    ).toBe("Reg 🔥");
   });
 
   test("WHOIS on port 43 for registries without RDAP: IANA names the server, the registry answers", async () => {
