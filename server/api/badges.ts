@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { makeBadge } from "badge-maker";
 import type { Context } from "hono";
 import { overallStatus } from "../../components/porchlight-status/porchlight-status.ts";
@@ -18,7 +17,7 @@ import {
 import type { PublicItem, PublicStatusPage } from "../contract/status-page.ts";
 import type { Store } from "../store/store.ts";
 import { notFound } from "./errors.ts";
-import { header, matchesEtag } from "./http.ts";
+import { header, matchesEtag, strongEtag } from "./http.ts";
 import type { PageView, PageViews } from "./page-views.ts";
 import { ReadModel } from "./read-model.ts";
 import { type Route, route } from "./route.ts";
@@ -134,7 +133,7 @@ function render(badge: Badge, format: Format, style: BadgeStyle | undefined): Re
       ? makeBadge({ ...badge, ...(style ? { style } : {}) })
       : JSON.stringify({ schemaVersion: 1, ...badge, ...(style ? { style } : {}) } satisfies ShieldsEndpoint);
   const bytes = new TextEncoder().encode(text);
-  const etag = `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`;
+  const etag = strongEtag(bytes);
   const headers: Record<string, string> = {
     "content-type": format === "svg" ? SVG_TYPE : JSON_TYPE,
     "cache-control": CACHE_CONTROL,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
 import type { Logger } from "../log.ts";
@@ -80,6 +81,11 @@ export function viewHeaders(visibility: PageView["visibility"], etag: string): R
   };
   if (visibility !== "public") headers.vary = "Authorization, X-Status-Page-Password";
   return headers;
+}
+
+/** A strong ETag of these bytes: 27 characters of their SHA-256, base64url, quoted. */
+export function strongEtag(bytes: string | Uint8Array): string {
+  return `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`;
 }
 
 /** True when an If-None-Match header names this ETag (weak comparison, `*` included). */

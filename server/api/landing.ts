@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import pkg from "../../package.json" with { type: "json" };
 import { escapeHtml } from "../html.ts";
 import type { Store } from "../store/store.ts";
-import { header, matchesEtag } from "./http.ts";
+import { header, matchesEtag, strongEtag } from "./http.ts";
 import { ReadModel } from "./read-model.ts";
 import type { Clock } from "./time.ts";
 
@@ -150,7 +150,7 @@ export class LandingPage {
 }
 
 function withEtag(html: string): Landing {
-  return { html, etag: `"${createHash("sha256").update(html).digest("base64url").slice(0, 27)}"` };
+  return { html, etag: strongEtag(html) };
 }
 
 /**

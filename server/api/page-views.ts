@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto";
 import type { SiteState } from "../contract/site.ts";
 import { DisplayOptions, type Incident, type PublicItem, PublicStatusPage, Theme } from "../contract/status-page.ts";
 import { itemStatus } from "../engine/verdict.ts";
 import { groupBy } from "../group-by.ts";
 import type { IncidentRow, IncidentUpdateRow, PageRow, Store } from "../store/store.ts";
-import { PUBLIC_CORS, viewHeaders } from "./http.ts";
+import { PUBLIC_CORS, strongEtag, viewHeaders } from "./http.ts";
 import { ReadModel } from "./read-model.ts";
 import { type Clock, utcDayBefore } from "./time.ts";
 
@@ -32,7 +31,7 @@ export interface PageView {
 
 function body(value: unknown, visibility: PageView["visibility"]): Body {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
-  const etag = `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`;
+  const etag = strongEtag(bytes);
   const headers = viewHeaders(visibility, etag);
   const rawHeaders = Object.entries({ ...headers, ...PUBLIC_CORS, "content-length": String(bytes.byteLength) }).flat();
   return { bytes, etag, headers, rawHeaders };
