@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { describe } from "vitest";
 
 /** Set by .ci/run: a missing Chromium fails the run instead of skipping. */
@@ -65,6 +65,20 @@ export async function launchChromium(): Promise<Browser> {
     };
   }
   return browser;
+}
+
+/**
+ * Collects what a page reports as wrong: console errors and warnings and uncaught page errors, but not the browser's
+ * own request for /favicon.ico (no page names an icon), which is not the page's doing.
+ */
+export function collectPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.location().url.endsWith("/favicon.ico")) return;
+    if (message.type() === "error" || message.type() === "warning") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(String(error)));
+  return errors;
 }
 
 /** A suite that needs Chromium: reported as skipped, with the reason, where there is none. */

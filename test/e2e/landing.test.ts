@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { BADGE_METRICS, BADGE_STYLES, ShieldsEndpoint } from "../../server/contract/badge.ts";
 import type { Store } from "../../server/store/store.ts";
-import { describeBrowser, launchChromium } from "../browser.ts";
+import { collectPageErrors, describeBrowser, launchChromium } from "../browser.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind } from "../helpers.ts";
 
 /** Screenshots a reviewer looks at (not compared): the landing page in both themes at two widths, and the badges. */
@@ -110,13 +110,7 @@ describeBrowser("the landing page and the badges, in Chromium", () => {
       colorScheme: options.scheme ?? "light",
     });
     const page = await context.newPage();
-    const errors: string[] = [];
-    page.on("console", (message) => {
-      // The browser's own request for /favicon.ico (no page names an icon) is not the page's doing.
-      if (message.location().url.endsWith("/favicon.ico")) return;
-      if (message.type() === "error" || message.type() === "warning") errors.push(message.text());
-    });
-    page.on("pageerror", (error) => errors.push(String(error)));
+    const errors = collectPageErrors(page);
     await page.addInitScript(() => {
       document.addEventListener("securitypolicyviolation", (event) => {
         console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);

@@ -9,7 +9,7 @@ import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
-import { describeBrowser, launchChromium } from "../browser.ts";
+import { collectPageErrors, describeBrowser, launchChromium } from "../browser.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 
 const PASSWORD = "correct horse";
@@ -187,13 +187,7 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
       javaScriptEnabled: options.javaScript ?? true,
     });
     const page = await context.newPage();
-    const errors: string[] = [];
-    page.on("console", (message) => {
-      // The browser's own request for /favicon.ico (no page names an icon) is not the page's doing.
-      if (message.location().url.endsWith("/favicon.ico")) return;
-      if (message.type() === "error" || message.type() === "warning") errors.push(message.text());
-    });
-    page.on("pageerror", (error) => errors.push(String(error)));
+    const errors = collectPageErrors(page);
     await options.before?.(page);
     const response = await page.goto(url, { waitUntil: options.waitUntil ?? "load" });
     const inShadow = (selector: string) => page.locator("porchlight-status").locator(selector);
