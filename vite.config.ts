@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Plugin } from "vite";
 /// <reference types="vitest/config" />
 import { defineConfig } from "vite";
-import { EMBED_BUILD, PAGE_BUILD } from "./server/api/builds.ts";
+import { EMBED_BUILD, PAGE_BUILD } from "./server/builds.ts";
 
 /**
  * Beside dist/embed/NAME.js, a copy named by its content hash (safe to cache for a year) and a manifest naming that

@@ -20,11 +20,12 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMailer } from "../server/anon/mail.ts";
 import { createAnonRunner } from "../server/anon/setup.ts";
-import { createApp } from "../server/api/app.ts";
+import { createApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore } from "../server/store/store.ts";
-import { makeCertificates } from "../test/engine/certificates.ts";
+import { makeCertificates } from "../test/support/certificates.ts";
+import { snapshotTimes } from "../test/support/fixtures.ts";
 import { quantile } from "./stats.ts";
 
 const COUNT = Math.max(1, Number(process.env.BENCH_SNAPSHOTS ?? 400));
@@ -119,11 +120,7 @@ async function main(): Promise<void> {
     const started = performance.now();
     const observed = await Promise.all(Array.from({ length: COUNT }, (_, i) => one(`site-${i}.example.com`, POLL_MS)));
     const seconds = (performance.now() - started) / 1000;
-    const rows = await store.db
-      .selectFrom("anon_snapshots")
-      .select(["created_at", "finished_at"])
-      .where("domain", "like", "site-%")
-      .execute();
+    const rows = await snapshotTimes(store, "site-");
     const stored = rows.map((r) => Date.parse(r.finished_at ?? "") - Date.parse(r.created_at)).sort((a, b) => a - b);
     observed.sort((a, b) => a - b);
     const ms = (sorted: number[]) =>

@@ -19,6 +19,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { createToken, createUser } from "../server/accounts/accounts.ts";
 import { openStore, type Store } from "../server/store/store.ts";
+import { insertStats } from "../test/support/fixtures.ts";
 
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -80,7 +81,7 @@ async function seed(store: Store, base: string) {
   for (let i = 0; i < 10; i++) {
     const site = await call("POST", "/public/v1/sites", { url: `https://s${i}.example.com`, name: `Service ${i}` });
     siteId = String(site.id);
-    await store.db.insertInto("daily_stats").values(daysOfStats(siteId, now)).execute();
+    await insertStats(store, daysOfStats(siteId, now));
     await call("POST", `/public/v1/status-pages/${page.id}/items`, { siteId });
   }
   for (let i = 0; i < 20; i++) {

@@ -14,12 +14,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createUser } from "../server/accounts/accounts.ts";
 import { newSiteRow } from "../server/api/sites.ts";
-import { systemClock } from "../server/api/time.ts";
+import { systemClock } from "../server/clock.ts";
 import { SiteCreate } from "../server/contract/site.ts";
 import { Engine } from "../server/engine/engine.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
-import { makeCertificates } from "../test/engine/certificates.ts";
+import { makeCertificates } from "../test/support/certificates.ts";
+import { insertScheduledSites } from "../test/support/fixtures.ts";
 
 const sites = Number(process.env.BENCH_SITES ?? 10_000);
 const intervalS = Number(process.env.BENCH_INTERVAL ?? 60);
@@ -35,44 +36,35 @@ const ports = await new Promise<{ http: number; https: number }>((resolve) =>
   targets.stdout?.once("data", (d) => resolve(JSON.parse(String(d)))),
 );
 
-async function seed(store: Store, url: string): Promise<void> {
+/** Seeds the sites in one workspace, 500 to a transaction; the workspace's id. */
+async function seed(store: Store, url: string): Promise<string> {
   const owner = await createUser(store, { email: `bench-${Date.now()}@example.com`, plan: "stack" }, new Date());
   const now = Date.now();
   for (let i = 0; i < sites; i += 500) {
-    await store.transaction(async (trx) => {
-      const rows = [];
-      const schedule = [];
-      for (let j = i; j < Math.min(i + 500, sites); j++) {
-        const id = j.toString(16).padStart(24, "0");
-        const at = new Date(now).toISOString();
-        rows.push(
-          newSiteRow(
-            owner.workspaceId,
-            // Not parsed: the benchmark may compress the interval below what the API accepts.
-            {
-              ...SiteCreate.parse({ url, name: `Site ${j}`, timeout: 10, successCodes: [200] }),
-              checkInterval: intervalS,
-            },
-            at,
-            id,
-          ),
-        );
-        // Steady state: phases spread over the interval, as the engine's jitter leaves them.
-        const due = new Date(now + Math.floor((j / sites) * intervalS * 1000)).toISOString();
-        schedule.push({ site_id: id, region: "local", next_check_at: due, recent: "[]" });
-      }
-      for (let k = 0; k < rows.length; k += 50) {
-        await trx
-          .insertInto("sites")
-          .values(rows.slice(k, k + 50))
-          .execute();
-        await trx
-          .insertInto("site_checks")
-          .values(schedule.slice(k, k + 50))
-          .execute();
-      }
-    });
+    const rows = [];
+    const schedule = [];
+    for (let j = i; j < Math.min(i + 500, sites); j++) {
+      const id = j.toString(16).padStart(24, "0");
+      const at = new Date(now).toISOString();
+      rows.push(
+        newSiteRow(
+          owner.workspaceId,
+          // Not parsed: the benchmark may compress the interval below what the API accepts.
+          {
+            ...SiteCreate.parse({ url, name: `Site ${j}`, timeout: 10, successCodes: [200] }),
+            checkInterval: intervalS,
+          },
+          at,
+          id,
+        ),
+      );
+      // Steady state: phases spread over the interval, as the engine's jitter leaves them.
+      const due = new Date(now + Math.floor((j / sites) * intervalS * 1000)).toISOString();
+      schedule.push({ site_id: id, region: "local", next_check_at: due, recent: "[]" });
+    }
+    await insertScheduledSites(store, rows, schedule);
   }
+  return owner.workspaceId;
 }
 
 const quantile = (sorted: number[], q: number) =>
@@ -82,7 +74,7 @@ async function run(protocol: "http" | "https") {
   const dataDir = mkdtempSync(join(tmpdir(), "porchlight-bench-engine-"));
   const store = await openStore({ dataDir });
   const url = protocol === "http" ? `http://127.0.0.1:${ports.http}/` : `https://localhost:${ports.https}/`;
-  await seed(store, url);
+  const workspaceId = await seed(store, url);
   const engine = new Engine({
     store,
     region: "local",
@@ -109,7 +101,8 @@ async function run(protocol: "http" | "https") {
   const cpuMs = (cpu.user + cpu.system) / 1000;
   const { checks, transactions, rows } = engine.stats;
   const lags = [...engine.stats.lags].sort((a, b) => a - b);
-  const state = await store.db.selectFrom("sites").select(["state"]).where("last_check_time", "is not", null).execute();
+  const { rows: all } = await store.sites.list(workspaceId, 0, sites);
+  const state = all.filter((site) => site.last_check_time !== null);
   await store.close();
   rmSync(dataDir, { recursive: true, force: true });
   return {

@@ -24,12 +24,12 @@ import {
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { createApp } from "../server/api/app.ts";
-import { pageScriptFile } from "../server/api/embed.ts";
+import { createApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
-import { ownerCaller, seedStats } from "../test/fixtures.ts";
+import { pageScriptFile } from "../server/views/embed-assets.ts";
+import { copyStatusPage, markChecked, ownerCaller, seedStats } from "../test/support/fixtures.ts";
 
 const PAGES = Math.max(1, Number(process.env.BENCH_PAGES ?? 2000));
 const SMALL = Math.max(1, Number(process.env.BENCH_SMALL ?? 20));
@@ -54,11 +54,11 @@ async function seed(dataDir: string, count: number): Promise<void> {
     for (let i = 0; i < ITEMS; i++) {
       const site = await call("POST", "/public/v1/sites", { url: `https://s${i}.example.com`, name: `Service ${i}` });
       await seedStats(store, String(site.id), now, 90);
-      await store.db
-        .updateTable("sites")
-        .set({ state: "healthy", last_check_time: now.toISOString(), last_response_ms: 120 + i })
-        .where("id", "=", String(site.id))
-        .execute();
+      await markChecked(store, String(site.id), {
+        state: "healthy",
+        last_check_time: now.toISOString(),
+        last_response_ms: 120 + i,
+      });
       await call("POST", `/public/v1/status-pages/${first.id}/items`, { siteId: site.id, label: `Service ${i}` });
     }
     for (let i = 0; i < INCIDENTS; i++) {
@@ -72,49 +72,8 @@ async function seed(dataDir: string, count: number): Promise<void> {
         message: "Response times are back to normal.",
       });
     }
-    const page = await store.db
-      .selectFrom("status_pages")
-      .selectAll()
-      .where("id", "=", Number(first.id))
-      .executeTakeFirstOrThrow();
-    const items = await store.db.selectFrom("status_page_items").selectAll().where("page_id", "=", page.id).execute();
-    const incidents = await store.db.selectFrom("incidents").selectAll().where("page_id", "=", page.id).execute();
-    const updates = await store.db
-      .selectFrom("incident_updates")
-      .selectAll()
-      .where(
-        "incident_id",
-        "in",
-        incidents.map((i) => i.id),
-      )
-      .execute();
-    await store.db.transaction().execute(async (trx) => {
-      for (let n = 1; n < count; n++) {
-        const { id: _id, ...row } = page;
-        const copy = await trx
-          .insertInto("status_pages")
-          .values({ ...row, slug: `acme-${n}`, name: `Acme ${n}`, custom_domain: null })
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        await trx
-          .insertInto("status_page_items")
-          .values(items.map(({ id: _i, ...item }) => ({ ...item, page_id: copy.id })))
-          .execute();
-        for (const incident of incidents) {
-          const { id: incidentId, site_id: _s, source: _src, ...rest } = incident;
-          const made = await trx
-            .insertInto("incidents")
-            .values({ ...rest, page_id: copy.id })
-            .returning("id")
-            .executeTakeFirstOrThrow();
-          const own = updates.filter((u) => u.incident_id === incidentId).map(({ id: _u, ...u }) => u);
-          await trx
-            .insertInto("incident_updates")
-            .values(own.map((u) => ({ ...u, incident_id: made.id })))
-            .execute();
-        }
-      }
-    });
+    const copies = Array.from({ length: count - 1 }, (_, k) => ({ slug: `acme-${k + 1}`, name: `Acme ${k + 1}` }));
+    await copyStatusPage(store, Number(first.id), copies);
   } finally {
     await store.close();
   }

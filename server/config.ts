@@ -10,6 +10,11 @@ export const Region = z
 
 const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
+/** The words and formats of the hosted and prerendered pages, for PORCHLIGHT_PAGE_LOCALE (the static build's too). */
+export const PageLocale = z
+  .string()
+  .regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, "must be a BCP 47 locale such as en or de-CH");
+
 const Cidr = z.string().transform((value, ctx) => {
   try {
     return ipaddr.parseCIDR(value.includes("/") ? value : `${value}/${value.includes(":") ? 128 : 32}`);
@@ -19,7 +24,7 @@ const Cidr = z.string().transform((value, ctx) => {
   }
 });
 
-/** Every environment variable Porchlight reads, with its default. The README's table mirrors this schema. */
+/** Every environment variable the server reads, with its default. The README's table mirrors this schema. */
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   HOST: z.string().min(1).default("0.0.0.0"),
@@ -54,10 +59,7 @@ export const ConfigSchema = z.object({
   PORCHLIGHT_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
   PORCHLIGHT_LANDING_PAGES: z.enum(["true", "false"]).default("true"),
   PORCHLIGHT_CHECK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(500),
-  PORCHLIGHT_PAGE_LOCALE: z
-    .string()
-    .regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, "must be a BCP 47 locale such as en or de-CH")
-    .default("en"),
+  PORCHLIGHT_PAGE_LOCALE: PageLocale.default("en"),
   PORCHLIGHT_RESULT_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(48),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   PORCHLIGHT_MAIL_FROM: z.string().min(3).default("Porchlight <porchlight@localhost>"),
@@ -78,62 +80,12 @@ export const ConfigSchema = z.object({
   PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
 });
 
-export type Config = {
-  port: number;
-  host: string;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  publicUrl: string;
-  logLevel: z.infer<typeof LogLevel>;
-  ownerEmail: string;
-  trustedProxies: [ipaddr.IPv4 | ipaddr.IPv6, number][];
-  passwordAttempts: number;
-  passwordWindowSeconds: number;
-  /** Password checks (scrypt) this process runs: at once, started a second, and started a second for one page. */
-  passwordHashes: { inFlight: number; perSecond: number; pagePerSecond: number };
-  viewTtlSeconds: number;
-  region: string;
-  engine: boolean;
-  allowPrivateTargets: boolean;
-  /** Whether the landing page (GET /) lists the public status pages; false leaves only its developer links. */
-  landingPages: boolean;
-  checkConcurrency: number;
-  resultRetentionHours: number;
-  /** The words and formats of the hosted and prerendered pages. */
-  pageLocale: string;
-  /** smtp:// or smtps:// URL of the mail server; without it, mail is written as .eml files under dataDir/mail. */
-  smtpUrl: string | undefined;
-  mailFrom: string;
-  /** Limits per client (IPv4 address or IPv6 /64) and, for the API, per token. */
-  limits: { snapshotsPerMinute: number; pollsPerMinute: number; reportsPerHour: number; apiPerMinute: number };
-  snapshot: { concurrency: number; timeoutMs: number; reuseMs: number };
-  reportIntervalMs: number;
-  /** A bearer token GET /metrics requires; undefined leaves /metrics open. */
-  metricsToken: string | undefined;
-  /** How long `serve` and `worker` may take to stop on SIGINT or SIGTERM before they exit anyway, with 1. */
-  shutdownTimeoutMs: number;
-};
-
-export class ConfigError extends Error {}
-
-/** Variables whose values are never shown, not even in an error about them. */
-const SECRET_VARIABLES = new Set(["PORCHLIGHT_METRICS_TOKEN"]);
-
-/** Parses the environment once. A bad value throws a ConfigError naming the variable and what it accepts. */
-export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
-  const parsed = ConfigSchema.safeParse(present);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
-      const name = String(issue.path[0] ?? "environment");
-      // A URL's password (DATABASE_URL) and a secret must not reach a terminal or a log through an error message.
-      const shown = SECRET_VARIABLES.has(name) ? "***" : (env[name] ?? "").replace(/(\/\/[^/@:]*:)[^@/]*@/, "$1***@");
-      return `${name}=${JSON.stringify(shown)}: ${issue.message}`;
-    });
-    throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
-  }
-  const e = parsed.data;
-  return {
+/**
+ * What the variables make: the names, groups and units the code uses, with the values derived from them. The
+ * Config type is this schema's output, so a setting is added here and in ConfigSchema, and nowhere else.
+ */
+function configSchema(cwd: string) {
+  return ConfigSchema.transform((e) => ({
     port: e.PORT,
     host: e.HOST,
     dataDir: isAbsolute(e.PORCHLIGHT_DATA_DIR) ? e.PORCHLIGHT_DATA_DIR : resolve(cwd, e.PORCHLIGHT_DATA_DIR),
@@ -144,6 +96,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedProxies: e.PORCHLIGHT_TRUSTED_PROXIES,
     passwordAttempts: e.PORCHLIGHT_PASSWORD_ATTEMPTS,
     passwordWindowSeconds: e.PORCHLIGHT_PASSWORD_WINDOW_SECONDS,
+    /** Password checks (scrypt) this process runs: at once, started a second, and started a second for one page. */
     passwordHashes: {
       inFlight: e.PORCHLIGHT_PASSWORD_HASHES_IN_FLIGHT,
       perSecond: e.PORCHLIGHT_PASSWORD_HASHES_PER_SECOND,
@@ -153,12 +106,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     region: e.PORCHLIGHT_REGION,
     engine: e.PORCHLIGHT_ENGINE === "on",
     allowPrivateTargets: e.PORCHLIGHT_ALLOW_PRIVATE_TARGETS === "true",
+    /** Whether the landing page (GET /) lists the public status pages; false leaves only its developer links. */
     landingPages: e.PORCHLIGHT_LANDING_PAGES === "true",
     checkConcurrency: e.PORCHLIGHT_CHECK_CONCURRENCY,
     resultRetentionHours: e.PORCHLIGHT_RESULT_RETENTION_HOURS,
+    /** The words and formats of the hosted and prerendered pages. */
     pageLocale: e.PORCHLIGHT_PAGE_LOCALE,
+    /** smtp:// or smtps:// URL of the mail server; without it, mail is written as .eml files under dataDir/mail. */
     smtpUrl: e.SMTP_URL,
     mailFrom: e.PORCHLIGHT_MAIL_FROM,
+    /** Limits per client (IPv4 address or IPv6 /64) and, for the API, per token. */
     limits: {
       snapshotsPerMinute: e.PORCHLIGHT_SNAPSHOTS_PER_MINUTE,
       pollsPerMinute: e.PORCHLIGHT_SNAPSHOT_POLLS_PER_MINUTE,
@@ -171,7 +128,47 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       reuseMs: e.PORCHLIGHT_SNAPSHOT_REUSE_SECONDS * 1000,
     },
     reportIntervalMs: e.PORCHLIGHT_REPORT_INTERVAL_MINUTES * 60_000,
+    /** A bearer token GET /metrics requires; undefined leaves /metrics open. */
     metricsToken: e.PORCHLIGHT_METRICS_TOKEN,
+    /** How long `serve` and `worker` may take to stop on SIGINT or SIGTERM before they exit anyway, with 1. */
     shutdownTimeoutMs: e.PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS * 1000,
-  };
+  }));
+}
+
+/** The server's configuration, as configSchema makes it from the environment. */
+export type Config = z.output<ReturnType<typeof configSchema>>;
+
+export class ConfigError extends Error {}
+
+/** Variables whose values are never shown, not even in an error about them. */
+const SECRET_VARIABLES = new Set(["PORCHLIGHT_METRICS_TOKEN"]);
+
+/**
+ * The error for bad variables: one line per issue, `NAME="value": what it accepts`, with a secret's value and a
+ * URL's password hidden (they must not reach a terminal or a log through an error message).
+ */
+export function invalidConfiguration(
+  issues: readonly z.core.$ZodIssue[],
+  env: Record<string, string | undefined>,
+): ConfigError {
+  const lines = issues.map((issue) => {
+    const name = String(issue.path[0] ?? "environment");
+    const shown = SECRET_VARIABLES.has(name) ? "***" : (env[name] ?? "").replace(/(\/\/[^/@:]*:)[^@/]*@/, "$1***@");
+    return `${name}=${JSON.stringify(shown)}: ${issue.message}`;
+  });
+  return new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
+}
+
+/** The variables that are set: an empty one counts as unset. */
+function presentVariables(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""),
+  );
+}
+
+/** Parses the environment once. A bad value throws a ConfigError naming the variable and what it accepts. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
+  const parsed = configSchema(cwd).safeParse(presentVariables(env));
+  if (!parsed.success) throw invalidConfiguration(parsed.error.issues, env);
+  return parsed.data;
 }

@@ -17,9 +17,9 @@
  * here must be listed there too (test/package.test.ts compares the two).
  */
 export { bootstrapOwner, createToken, createUser } from "./accounts/accounts.ts";
-export { type AppDeps, createApp } from "./api/app.ts";
-export { createLimiter, createMemoryLimiter, type Limiter, type LimiterOptions } from "./api/rate-limit.ts";
+export { type AppDeps, createApp } from "./app.ts";
 export { type Config, ConfigError, loadConfig } from "./config.ts";
+export { createLimiter, createMemoryLimiter, type Limiter, type LimiterOptions } from "./http/rate-limit.ts";
 export { createLogger, type Logger } from "./log.ts";
 export { main } from "./main.ts";
 export { openStore, Store, type StoreOptions } from "./store/store.ts";

@@ -6,16 +6,15 @@
  */
 import { z } from "zod";
 import type { PageData } from "../components/porchlight-status/porchlight-page.ts";
-import { PUBLIC_INCIDENT_LIMIT, publicViews } from "../server/api/page-views.ts";
-import { utcDayBefore } from "../server/api/time.ts";
 import { loadConfig } from "../server/config.ts";
-import { MAX_HISTORY_DAYS, PublicStatusPage, StatusPage } from "../server/contract/status-page.ts";
-import { openStore } from "../server/store/store.ts";
-import { promptData } from "./render.ts";
+import { PublicStatusPage, StatusPage, type Visibility, VisibilityInput } from "../server/contract/status-page.ts";
+import { promptData } from "../server/pages/render.ts";
+import { readStaticPages } from "../server/views/static-site.ts";
+import { loadSiteConfig } from "./config.ts";
 
 export interface SitePage {
   slug: string;
-  visibility: "public" | "private" | "password";
+  visibility: Visibility;
   /** A public page's view; a protected page's error kind only (nothing of its items or incidents). */
   data: PageData;
 }
@@ -39,39 +38,30 @@ export function checkPage(slug: string, json: unknown): PublicStatusPage {
 
 async function fromStore(env: NodeJS.ProcessEnv): Promise<SiteData> {
   const config = loadConfig(env);
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  try {
-    // Every public page in one bulk read (a fixed number of queries), the protected ones by name only.
-    const now = new Date();
-    const bulk = await store.publicPagesViewData(utcDayBefore(now, MAX_HISTORY_DAYS - 1), PUBLIC_INCIDENT_LIMIT);
-    const views = new Map(publicViews(bulk, now).map(({ page, view }) => [page.slug, view]));
-    const rows = await store.db.selectFrom("status_pages").select(["slug", "visibility"]).orderBy("slug").execute();
-    const pages: SitePage[] = [];
-    for (const row of rows) {
-      const visibility = row.visibility as SitePage["visibility"];
-      if (visibility !== "public") {
-        pages.push({ slug: row.slug, visibility, data: promptData(visibility) });
-        continue;
-      }
-      const view = views.get(row.slug);
-      if (view) pages.push({ slug: row.slug, visibility, data: checkPage(row.slug, view) });
-    }
-    return { pages, at: now.getTime(), apiBase: env.PORCHLIGHT_SITE_API_URL ?? config.publicUrl };
-  } finally {
-    await store.close();
+  // Every public page in one bulk read (a fixed number of queries), the protected ones by name only.
+  const now = new Date();
+  const pages: SitePage[] = [];
+  for (const { slug, visibility, view } of await readStaticPages(
+    { dataDir: config.dataDir, databaseUrl: config.databaseUrl },
+    now,
+  )) {
+    if (visibility !== "public") pages.push({ slug, visibility, data: promptData(visibility) });
+    else if (view) pages.push({ slug, visibility, data: checkPage(slug, view) });
   }
+  return { pages, at: now.getTime(), apiBase: loadSiteConfig(env).siteApiUrl ?? config.publicUrl };
 }
 
 const ListAnswer = z.object({
   data: z.object({
-    statusPages: z.array(StatusPage),
+    // A server of an earlier release names a password-protected page `password`: read as the input alias.
+    statusPages: z.array(StatusPage.extend({ visibility: VisibilityInput })),
     pagination: z.object({ totalPages: z.number() }),
   }),
 });
 
 async function fromApi(apiUrl: string, env: NodeJS.ProcessEnv): Promise<SiteData> {
   const base = apiUrl.replace(/\/+$/, "");
-  const token = env.PORCHLIGHT_API_TOKEN;
+  const token = loadSiteConfig(env).apiToken;
   if (!token) throw new Error("PORCHLIGHT_API_TOKEN is required with PORCHLIGHT_API_URL (a token that reads pages)");
   const get = async (path: string, headers: Record<string, string> = {}) => {
     const response = await fetch(`${base}${path}`, { headers });
@@ -100,12 +90,13 @@ async function fromApi(apiUrl: string, env: NodeJS.ProcessEnv): Promise<SiteData
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
-  return { pages, at: Date.now(), apiBase: env.PORCHLIGHT_SITE_API_URL ?? base };
+  return { pages, at: Date.now(), apiBase: loadSiteConfig(env).siteApiUrl ?? base };
 }
 
 /** Every page's data, from the API or the store as the environment says. */
 export function loadSiteData(env: NodeJS.ProcessEnv): Promise<SiteData> {
-  return env.PORCHLIGHT_API_URL ? fromApi(env.PORCHLIGHT_API_URL, env) : fromStore(env);
+  const { apiUrl } = loadSiteConfig(env);
+  return apiUrl ? fromApi(apiUrl, env) : fromStore(env);
 }
 
 let loaded: Promise<SiteData> | undefined;

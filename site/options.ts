@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import { PAGE_BUILD } from "../server/api/builds.ts";
-import { pageScriptFile } from "../server/api/embed.ts";
-import { loadConfig } from "../server/config.ts";
+import { PAGE_BUILD } from "../server/builds.ts";
+import { pageScriptFile } from "../server/views/embed-assets.ts";
+import { loadSiteConfig } from "./config.ts";
 
 /**
  * The element's build, from the project root (Astro runs there): this code is bundled into dist/site/chunks at
@@ -11,13 +11,12 @@ export const EMBED_BUILD_DIR = resolve(process.cwd(), "dist/embed");
 
 /** The path the static site is served under, "/" or "/sub/path/" (PORCHLIGHT_SITE_BASE). */
 export function siteBase(env: NodeJS.ProcessEnv = process.env): string {
-  const trimmed = (env.PORCHLIGHT_SITE_BASE ?? "/").replace(/^\/+|\/+$/g, "");
-  return trimmed ? `/${trimmed}/` : "/";
+  return loadSiteConfig(env).base;
 }
 
 /** The site's public origin for canonical URLs, feeds and the sitemap (PORCHLIGHT_SITE_URL), or undefined. */
 export function siteUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return env.PORCHLIGHT_SITE_URL?.replace(/\/+$/, "") || undefined;
+  return loadSiteConfig(env).siteUrl;
 }
 
 let script: string | undefined;
@@ -36,10 +35,7 @@ export function pageScript(): string {
   return script;
 }
 
-let locale: string | undefined;
-
-/** The words and formats of prerendered pages (PORCHLIGHT_PAGE_LOCALE, default en), as the server reads it; once. */
+/** The words and formats of prerendered pages (PORCHLIGHT_PAGE_LOCALE, default en), by the server's rule. */
 export function pageLocale(): string {
-  locale ??= loadConfig(process.env).pageLocale;
-  return locale;
+  return loadSiteConfig().pageLocale;
 }

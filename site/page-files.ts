@@ -7,9 +7,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PageData } from "../components/porchlight-status/porchlight-page.ts";
-import type { PublicStatusPage } from "../server/contract/status-page.ts";
-import { atomFeed, feedInput, rssFeed } from "./feeds.ts";
-import { renderDocument } from "./render.ts";
+import type { PublicStatusPage, Visibility } from "../server/contract/status-page.ts";
+import { atomFeed, feedInput, rssFeed } from "../server/pages/feeds.ts";
+import { renderDocument } from "../server/pages/render.ts";
 
 /** What every page of one build shares. */
 export interface PageBuild {
@@ -31,7 +31,7 @@ export interface PageBuild {
 
 export interface PageJob {
   slug: string;
-  visibility: "public" | "private" | "password";
+  visibility: Visibility;
   /** The page's data as JSON: the snapshot's bytes, and what the document embeds for the browser. */
   json: string;
 }

@@ -4,8 +4,8 @@
  * build; here each page is a job for one of PORCHLIGHT_BUILD_THREADS worker threads (default: one per core, at
  * most 8), so pages render in parallel while Astro writes the ones done. With 0 threads, they render on Astro's.
  */
-import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { loadSiteConfig } from "./config.ts";
 import { buildPage, type PageBuild, type PageJob } from "./page-files.ts";
 
 /** A page's HTML as UTF-8, as a Response takes it. */
@@ -17,21 +17,12 @@ interface Thread {
   pending: Map<number, { resolve: (html: PageBytes) => void; reject: (error: Error) => void }>;
 }
 
-/**
- * The default number of threads: one per core, at most this many. Astro's own thread writes every page (about
- * 0.7 ms a page), so beyond a handful of threads it is the limit, and each thread holds its own copy of the
- * renderer (tens of MiB).
- */
-export const MAX_DEFAULT_THREADS = 8;
+/** The default's cap, with the reason for it (site/config.ts, where PORCHLIGHT_BUILD_THREADS is read). */
+export { MAX_DEFAULT_THREADS } from "./config.ts";
 
 /** PORCHLIGHT_BUILD_THREADS, a whole number from 0 to 999; default: the cores this process may use, at most 8. */
 export function buildThreads(env: NodeJS.ProcessEnv = process.env): number {
-  const wanted = env.PORCHLIGHT_BUILD_THREADS;
-  if (wanted === undefined || wanted === "") return Math.min(availableParallelism(), MAX_DEFAULT_THREADS);
-  if (!/^\d{1,3}$/.test(wanted)) {
-    throw new Error(`PORCHLIGHT_BUILD_THREADS must be a whole number from 0 to 999, not "${wanted}"`);
-  }
-  return Number(wanted);
+  return loadSiteConfig(env).buildThreads;
 }
 
 export class PagePool {

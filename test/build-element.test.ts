@@ -16,7 +16,14 @@ const noVite = () => {
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "porchlight-build-"));
-  for (const path of ["components", "vite.config.ts", "server/api/builds.ts", "package.json", "package-lock.json"]) {
+  for (const path of [
+    "components",
+    "server/contract",
+    "vite.config.ts",
+    "server/builds.ts",
+    "package.json",
+    "package-lock.json",
+  ]) {
     cpSync(path, join(root, path), { recursive: true });
   }
   symlinkSync(join(process.cwd(), "node_modules"), join(root, "node_modules"));

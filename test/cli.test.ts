@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { bootstrapOwner } from "../server/accounts/accounts.ts";
 import { hashToken } from "../server/accounts/secrets.ts";
 import { firstStartMessage } from "../server/cli/first-start.ts";
@@ -14,7 +14,7 @@ import type { Config } from "../server/config.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import type { Store } from "../server/store/store.ts";
-import { client, createPostgresDatabase, describeStores, freePort, makeApp } from "./helpers.ts";
+import { client, createPostgresDatabase, describeStores, freePort, makeApp, useStore } from "./helpers.ts";
 
 const execFileAsync = promisify(execFile);
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -376,21 +376,19 @@ describeStores("porchlight command", (kind) => {
   let store: Store;
   let dataDir: string;
   let databaseUrl: string | undefined;
-  let cleanup: () => Promise<void>;
 
-  beforeAll(async () => {
-    ({ store, dataDir, databaseUrl, cleanup } = await kind.open());
+  useStore(kind, (opened) => {
+    ({ store, dataDir, databaseUrl } = opened);
   });
-  afterAll(() => cleanup());
 
   const run = (...argv: string[]) =>
     cli(argv, { env: { PORCHLIGHT_DATA_DIR: dataDir }, withStore: (_config, use) => use(store) });
 
   test("user create makes an owner of a new workspace on a plan (default free)", async () => {
     expect((await run("user", "create", "--email", "Ada@Example.com")).code).toBe(0);
-    expect(await store.findUserByEmail("ada@example.com")).toMatchObject({ role: "owner", plan: "free" });
+    expect(await store.accounts.findUserByEmail("ada@example.com")).toMatchObject({ role: "owner", plan: "free" });
     expect((await run("user", "create", "--email", "team@example.com", "--plan", "team")).code).toBe(0);
-    expect(await store.findUserByEmail("team@example.com")).toMatchObject({ plan: "team" });
+    expect(await store.accounts.findUserByEmail("team@example.com")).toMatchObject({ plan: "team" });
   });
 
   test("user create --join adds a member with a role to the owner's workspace", async () => {
@@ -406,8 +404,8 @@ describeStores("porchlight command", (kind) => {
       "editor",
     );
     expect(res.code).toBe(0);
-    const boss = await store.findUserByEmail("boss@example.com");
-    const ed = await store.findUserByEmail("ed@example.com");
+    const boss = await store.accounts.findUserByEmail("boss@example.com");
+    const ed = await store.accounts.findUserByEmail("ed@example.com");
     expect(ed).toMatchObject({ role: "editor", plan: "solo", workspace_id: boss?.workspace_id });
   });
 
@@ -475,7 +473,7 @@ describeStores("porchlight command", (kind) => {
       expect((await client(app, created.out).get("/public/v1/sites")).status).toBe(200);
       const member = await onFresh("user", "create", "--email", "ed@localhost", "--join", "owner@localhost");
       expect(member.code).toBe(0);
-      expect(await fresh.store.findUserByEmail("ed@localhost")).toMatchObject({ role: "viewer" });
+      expect(await fresh.store.accounts.findUserByEmail("ed@localhost")).toMatchObject({ role: "viewer" });
       // Still not addresses: no @, a space, no host.
       for (const bad of ["owner", "own er@localhost", "owner@"]) {
         expect((await onFresh("token", "create", "--email", bad)).code).toBe(2);

@@ -114,3 +114,42 @@ test("the landing page's list of public pages can be turned off", () => {
 test("empty variables count as unset", () => {
   expect(loadConfig({ PORT: "", DATABASE_URL: "" }).port).toBe(8787);
 });
+
+test("the settings are grouped and counted in the units the code uses", () => {
+  expect(
+    loadConfig({
+      PORCHLIGHT_PASSWORD_HASHES_IN_FLIGHT: "3",
+      PORCHLIGHT_PASSWORD_HASHES_PER_SECOND: "5",
+      PORCHLIGHT_PASSWORD_PAGE_HASHES_PER_SECOND: "2",
+      PORCHLIGHT_SNAPSHOTS_PER_MINUTE: "11",
+      PORCHLIGHT_SNAPSHOT_POLLS_PER_MINUTE: "121",
+      PORCHLIGHT_REPORTS_PER_HOUR: "4",
+      PORCHLIGHT_API_REQUESTS_PER_MINUTE: "601",
+      PORCHLIGHT_SNAPSHOT_CONCURRENCY: "5",
+      PORCHLIGHT_SNAPSHOT_TIMEOUT_SECONDS: "21",
+      PORCHLIGHT_SNAPSHOT_REUSE_SECONDS: "0",
+      PORCHLIGHT_REPORT_INTERVAL_MINUTES: "6",
+      PORCHLIGHT_PAGE_LOCALE: "de-CH",
+    }),
+  ).toMatchObject({
+    passwordHashes: { inFlight: 3, perSecond: 5, pagePerSecond: 2 },
+    limits: { snapshotsPerMinute: 11, pollsPerMinute: 121, reportsPerHour: 4, apiPerMinute: 601 },
+    snapshot: { concurrency: 5, timeoutMs: 21_000, reuseMs: 0 },
+    reportIntervalMs: 360_000,
+    pageLocale: "de-CH",
+  });
+  expect(loadConfig({})).toMatchObject({
+    passwordHashes: { inFlight: 2, perSecond: 4, pagePerSecond: 1 },
+    limits: { snapshotsPerMinute: 10, pollsPerMinute: 120, reportsPerHour: 3, apiPerMinute: 600 },
+    snapshot: { concurrency: 4, timeoutMs: 20_000, reuseMs: 300_000 },
+    reportIntervalMs: 300_000,
+    pageLocale: "en",
+    smtpUrl: undefined,
+    mailFrom: "Porchlight <porchlight@localhost>",
+    metricsToken: undefined,
+  });
+});
+
+test("the public URL defaults to this port on localhost", () => {
+  expect(loadConfig({ PORT: "9000" }).publicUrl).toBe("http://localhost:9000");
+});

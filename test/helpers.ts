@@ -4,14 +4,14 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { describe } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe } from "vitest";
 import { createToken, createUser } from "../server/accounts/accounts.ts";
 import type { Mailer } from "../server/anon/mail.ts";
-import { createApp } from "../server/api/app.ts";
+import { createApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
-import { seedStats } from "./fixtures.ts";
+import { seedStats } from "./support/fixtures.ts";
 
 /** Where test PostgreSQL databases are created: a server database the tests may create databases from. */
 export const POSTGRES_ADMIN_URL =
@@ -104,6 +104,57 @@ export function describeStores(title: string, body: (kind: StoreKind) => void): 
   describe(`${title} [sqlite]`, () => body(sqliteKind));
   if (hasPostgres) describe(`${title} [postgres]`, () => body(postgresKind));
   else describe.skip(`${title} [postgres] (skipped: no PostgreSQL)`, () => body(postgresKind));
+}
+
+/** A store a suite opened with useStore: its fields are set once the suite's before hook has run. */
+export interface OpenedStore {
+  store: Store;
+  dataDir: string;
+  databaseUrl?: string | undefined;
+}
+
+/** What a suite builds over its store (an app, an owner, shared seed data); may answer its own teardown. */
+type StoreSetup = (opened: OpenedStore) => undefined | Teardown | Promise<undefined | Teardown>;
+type Teardown = () => unknown;
+
+/**
+ * Opens a store of `kind` before the suite's tests (before each test, with `each`; `onQuery` sees every query's
+ * SQL) and runs `setup` with it; after them, the function `setup` answered, if any (an engine to stop, a server to
+ * close), then the store's close and removal: the beforeAll and afterAll pair a store suite begins with. The handle
+ * answered is filled in by the time the tests run: read it in tests and hooks, not in the describe body.
+ */
+export function useStore(kind: StoreKind, setup?: StoreSetup): OpenedStore;
+export function useStore(
+  kind: StoreKind,
+  options: { each?: boolean; onQuery?: (sql: string) => void },
+  setup?: StoreSetup,
+): OpenedStore;
+export function useStore(
+  kind: StoreKind,
+  optionsOrSetup?: { each?: boolean; onQuery?: (sql: string) => void } | StoreSetup,
+  maybeSetup?: StoreSetup,
+): OpenedStore {
+  const options = typeof optionsOrSetup === "function" ? {} : (optionsOrSetup ?? {});
+  const setup = typeof optionsOrSetup === "function" ? optionsOrSetup : maybeSetup;
+  const opened = {} as OpenedStore;
+  let cleanup: (() => Promise<void>) | undefined;
+  let teardown: Teardown | undefined;
+  (options.each ? beforeEach : beforeAll)(async () => {
+    const { cleanup: close, ...fields } = await kind.open(options.onQuery ? { onQuery: options.onQuery } : {});
+    cleanup = close;
+    Object.assign(opened, fields);
+    teardown = await setup?.(opened);
+  });
+  (options.each ? afterEach : afterAll)(async () => {
+    try {
+      await teardown?.();
+    } finally {
+      teardown = undefined;
+      await cleanup?.();
+      cleanup = undefined;
+    }
+  });
+  return opened;
 }
 
 /** A clock the test moves by hand. */

@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import { createConfig, lintFromString, type NormalizedProblem } from "@redocly/openapi-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Route } from "../server/api/route.ts";
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import type { Route } from "../server/http/route.ts";
 import type { Store } from "../server/store/store.ts";
-import { client, makeApp, seedOwner, seedStatusPage, sqliteKind } from "./helpers.ts";
+import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, useStore } from "./helpers.ts";
 
 /** The route table createApp documents, as it hands it to openApiDocument: the real table, whatever it holds. */
 const table = vi.hoisted(() => ({ routes: [] as Route[] }));
-vi.mock("../server/api/openapi.ts", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../server/api/openapi.ts")>();
+vi.mock("../server/http/openapi.ts", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../server/http/openapi.ts")>();
   return {
     ...original,
     openApiDocument: (routes: Route[], publicUrl: string) => {
@@ -63,14 +63,13 @@ const PACKAGE = JSON.parse(readFileSync(new URL("../package.json", import.meta.u
 const PASSWORD = "correct horse";
 
 let store: Store;
-let cleanup: () => Promise<void>;
 let app: ReturnType<typeof makeApp>["app"];
 let text: string;
 let doc: any;
 let routes: Route[];
 
-beforeAll(async () => {
-  ({ store, cleanup } = await sqliteKind.open());
+useStore(sqliteKind, async (opened) => {
+  ({ store } = opened);
   ({ app } = makeApp(store));
   routes = table.routes;
   const res = await app.request("/public/v1/openapi.json");
@@ -78,7 +77,6 @@ beforeAll(async () => {
   text = await res.text();
   doc = JSON.parse(text);
 });
-afterAll(() => cleanup());
 
 function refs(value: unknown, out: string[] = []): string[] {
   if (Array.isArray(value)) for (const v of value) refs(v, out);
@@ -335,6 +333,7 @@ describe("the headers documented are the headers sent", () => {
     const template = "/public/v1/status-page/{slug}";
     const open = await expectDocumented(app, "GET", template, "/public/v1/status-page/open", 200);
     expect(open.headers.get("cache-control")).toBe("public, no-cache");
+    expect(open.headers.get("vary")).toBe("Accept-Encoding");
     const etag = open.headers.get("etag") as string;
     await expectDocumented(app, "GET", template, "/public/v1/status-page/open", 304, { "if-none-match": etag });
     await expectDocumented(app, "GET", "/api/status-page/{slug}/items", "/api/status-page/open/items", 200);
@@ -343,6 +342,11 @@ describe("the headers documented are the headers sent", () => {
     const page = await expectDocumented(limited, "GET", template, locked, 200, right);
     expect(page.headers.get("cache-control")).toBe("private, no-store");
     expect(page.headers.get("vary")).toBe("Authorization, X-Status-Page-Password");
+    // Both values are the ones the document names.
+    expect(doc.components.headers.StatusPageVary.schema.enum).toEqual([
+      open.headers.get("vary"),
+      page.headers.get("vary"),
+    ]);
     const wrong = { "x-status-page-password": "wrong horse" };
     await expectDocumented(limited, "GET", template, locked, 401, wrong);
     const refused = await expectDocumented(limited, "GET", template, locked, 429, wrong);

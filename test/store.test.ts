@@ -3,23 +3,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import pg from "pg";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { bootstrapOwner } from "../server/accounts/accounts.ts";
 import { newSiteRow } from "../server/api/sites.ts";
 import { SiteCreate } from "../server/contract/site.ts";
-import { isUniqueViolation, newId, openStore, type Store } from "../server/store/store.ts";
-import { describeStores, POSTGRES_ADMIN_URL, seedOwner } from "./helpers.ts";
+import { isUniqueViolation, newId } from "../server/store/connection.ts";
+import { openStore, type Store } from "../server/store/store.ts";
+import { describeStores, POSTGRES_ADMIN_URL, seedOwner, useStore } from "./helpers.ts";
 
 describeStores("store", (kind) => {
   let store: Store;
   let dataDir: string;
   let databaseUrl: string | undefined;
-  let cleanup: () => Promise<void>;
 
-  beforeAll(async () => {
-    ({ store, dataDir, databaseUrl, cleanup } = await kind.open());
+  useStore(kind, (opened) => {
+    ({ store, dataDir, databaseUrl } = opened);
   });
-  afterAll(() => cleanup());
 
   test("migrations are applied once and re-running them is a no-op", async () => {
     const again = await openStore({ dataDir, databaseUrl });
@@ -42,7 +41,7 @@ describeStores("store", (kind) => {
 
   test("unique violations are recognised in this dialect", async () => {
     const owner = await seedOwner(store);
-    const error = await store
+    const error = await store.accounts
       .createUser({ email: owner.email, plan: "free" }, new Date().toISOString())
       .catch((e) => e);
     expect(isUniqueViolation(error)).toBe(true);
@@ -57,9 +56,9 @@ describeStores("store", (kind) => {
   });
 
   test("bootstrapOwner does nothing when users exist", async () => {
-    expect(await store.countUsers()).toBeGreaterThan(0);
+    expect(await store.accounts.countUsers()).toBeGreaterThan(0);
     expect(await bootstrapOwner(store, "late@example.com", new Date())).toBeNull();
-    expect(await store.findUserByEmail("late@example.com")).toBeUndefined();
+    expect(await store.accounts.findUserByEmail("late@example.com")).toBeUndefined();
   });
 
   test("deleting a workspace's site cascades to its items and statistics only", async () => {
@@ -72,9 +71,9 @@ describeStores("store", (kind) => {
       now,
       siteId,
     );
-    await store.insertSite(site);
+    await store.sites.insert(site);
     const page = await store.transaction((trx) =>
-      store.insertPage(trx, {
+      store.pages.insert(trx, {
         workspace_id: owner.workspaceId,
         name: "P",
         slug: `cascade-${kind.name}`,
@@ -88,10 +87,17 @@ describeStores("store", (kind) => {
         updated_at: now,
       }),
     );
-    await store.insertItem({ page_id: page.id, site_id: siteId, label: "S", visible: 1, position: 0, created_at: now });
-    expect(await store.deleteSite(owner.workspaceId, siteId)).toBe(true);
-    expect(await store.listItems([page.id])).toEqual([]);
-    expect(await store.getPage(owner.workspaceId, page.id)).toBeDefined();
+    await store.pages.insertItem({
+      page_id: page.id,
+      site_id: siteId,
+      label: "S",
+      visible: 1,
+      position: 0,
+      created_at: now,
+    });
+    expect(await store.sites.delete(owner.workspaceId, siteId)).toBe(true);
+    expect(await store.pages.listItems([page.id])).toEqual([]);
+    expect(await store.pages.get(owner.workspaceId, page.id)).toBeDefined();
   });
 
   if (kind.name === "postgres") {
@@ -107,7 +113,7 @@ describeStores("store", (kind) => {
       expect(ended.rowCount).toBeGreaterThan(0);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await store.ping();
-      expect(await store.countUsers()).toBeGreaterThan(0);
+      expect(await store.accounts.countUsers()).toBeGreaterThan(0);
     });
   }
 

@@ -9,21 +9,45 @@ export function memo<K, V>(make: (key: K) => V): (key: K) => V {
   };
 }
 
-/** Formats by locale, made once per locale in the page (prerendering makes thousands of elements). */
-export const formatsFor: (locale: string) => Formats = memo(makeFormats);
+const byKey = memo((key: string) => makeFormats(...(key.split(" ") as [string, string?])));
 
-/** Dates, numbers, relative times and durations in one locale, through Intl. */
-function makeFormats(locale: string) {
+/**
+ * Formats by locale and time zone, made once per pair in the page (prerendering makes thousands of elements).
+ * Without a zone, instants show in the environment's: in a browser, the visitor's.
+ */
+export const formatsFor = (locale: string, timeZone?: string): Formats =>
+  byKey(timeZone ? `${locale} ${timeZone}` : locale);
+
+/** Dates, numbers, relative times and durations in one locale, instants in one time zone, through Intl. */
+function makeFormats(locale: string, timeZone?: string) {
   const relative = new Intl.RelativeTimeFormat(locale, { numeric: "auto" });
-  const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
+  // Numeric parts, not dateStyle and timeStyle: those cannot name the zone.
+  const clock = { hour: "numeric", minute: "2-digit", timeZoneName: "short", timeZone } as const;
+  const dateTime = new Intl.DateTimeFormat(locale, { year: "numeric", month: "short", day: "numeric", ...clock });
+  const time = new Intl.DateTimeFormat(locale, clock);
+  const localDay = new Intl.DateTimeFormat(locale, { dateStyle: "short", timeZone });
   // History days are UTC calendar dates.
   const day = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
   const percent = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 2 });
   const units = memo((name: string) => new Intl.NumberFormat(locale, { style: "unit", unit: name }));
+  const words = memo(
+    (name: string) => new Intl.NumberFormat(locale, { style: "unit", unit: name, unitDisplay: "long" }),
+  );
   /** A quantity of a unit Intl knows, such as 120 "millisecond". */
   const unit = (name: string, value: number) => units(name).format(value);
   return {
     unit,
+    /**
+     * A wait given in seconds (a Retry-After, at most a day), in the locale's words: "40 seconds", else rounded to
+     * whole minutes or hours ("15 minutes" for 894), with a no-break space between number and unit. The second
+     * value says whether it was rounded, so that the sentence can say "about".
+     */
+    wait(seconds: number): [string, boolean] {
+      const size = seconds < 60 ? 1 : seconds < 3570 ? 60 : 3600;
+      const count = Math.round(seconds / size) || 1;
+      const name = size < 60 ? "second" : size < 3600 ? "minute" : "hour";
+      return [words(name).format(count).replace(/ /g, "\xa0"), count * size !== seconds];
+    },
     /** "3 minutes ago", "in 2 hours", "yesterday". */
     ago(time: string | number, now: number): string {
       const seconds = (+new Date(time) - now) / 1000;
@@ -32,18 +56,39 @@ function makeFormats(locale: string) {
         size < 45 ? ["second", 1] : size < 2700 ? ["minute", 60] : size < 79200 ? ["hour", 3600] : ["day", 86400];
       return relative.format(Math.round(seconds / (length as number)), name as Intl.RelativeTimeFormatUnit);
     },
-    when: (iso: string) => dateTime.format(new Date(iso)),
+    /** An instant with its date, time and zone: "Nov 24, 2026, 5:37 AM UTC", "Nov 23, 2026, 9:37 PM PST". */
+    when: (iso: string | number) => dateTime.format(new Date(iso)),
+    /**
+     * The end of a span that began at `start`: only its time and zone ("6:04 AM PST") on the same day in this zone,
+     * else as `when`.
+     */
+    until(start: string, end: string): string {
+      const [a, b] = [start, end].map((iso) => localDay.format(new Date(iso)));
+      return (a === b ? time : dateTime).format(new Date(end));
+    },
     /** A UTC calendar date such as 2026-11-21. */
     date: memo((isoDate: string) => day.format(new Date(isoDate))),
     /** A percentage given as 0 to 100. */
     percentage: memo((value: number) => percent.format(value / 100)),
-    /** Whole minutes as "45 min", "3 hr 5 min" or "2 days 4 hr". */
-    duration(minutes: number): string {
-      const days = Math.floor(minutes / 1440);
-      const hours = Math.floor(minutes / 60) % 24;
-      const parts = [days && unit("day", days), hours && unit("hour", hours)];
-      if (!days && (minutes % 60 || !hours)) parts.push(unit("minute", minutes % 60));
-      return parts.filter(Boolean).join(" ");
+    /**
+     * A span given in milliseconds, in the locale's words: under an hour in minutes ("15 minutes", at least 1),
+     * under a day in hours and minutes ("2 hours 10 minutes"), from a day in days and hours ("3 days", "1 day
+     * 4 hours"), with a no-break space between number and unit. The second value says whether it is off by a minute
+     * or more (or is under a minute), so that the sentence can say "about": dropped seconds are not worth one.
+     */
+    duration(ms: number): [string, boolean] {
+      const size = ms < 86_400_000 ? 60_000 : 3_600_000;
+      const count = Math.max(1, Math.round(ms / size));
+      const parts = [];
+      for (const [name, length] of [
+        ["day", 86_400_000],
+        ["hour", 3_600_000],
+        ["minute", 60_000],
+      ] as const) {
+        const n = Math.floor((count * size) / length) % (name === "day" ? Infinity : name === "hour" ? 24 : 60);
+        if (n) parts.push(words(name).format(n).replace(/ /g, "\xa0"));
+      }
+      return [parts.join(" "), ms < 60_000 || Math.abs(count * size - ms) >= 60_000];
     },
   };
 }

@@ -12,6 +12,7 @@ declare global {
   }
 }
 
+export { type OverallStatus, overallStatus } from "../../server/contract/status.ts";
 export { MESSAGES } from "./messages.ts";
-export type { ErrorDetail, LoadDetail, OverallStatus, StatusChangeDetail } from "./porchlight-status.ts";
-export { overallStatus, PorchlightStatus } from "./porchlight-status.ts";
+export type { ErrorDetail, LoadDetail, StatusChangeDetail } from "./porchlight-status.ts";
+export { PorchlightStatus } from "./porchlight-status.ts";

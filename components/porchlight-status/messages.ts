@@ -1,6 +1,8 @@
 /**
- * The element's own words. Everything else it shows (dates, numbers, relative times, durations) goes through Intl
- * in the element's locale. `{0}` stands for a value formatted by the caller.
+ * The element's own words. Everything else it shows (dates, numbers, relative times, durations, waits) goes through
+ * Intl in the element's locale. `{0}` stands for a value formatted by the caller: in `limited` and `limitedAbout`, a
+ * wait such as "40 seconds" or "15 minutes" (format.ts, wait), the second for one that was rounded; in `about`, a
+ * rounded duration (format.ts, duration).
  */
 const en = {
   loading: "Loading…",
@@ -17,7 +19,7 @@ const en = {
   services: "Services",
   uptime: "{0} uptime",
   checked: "checked {0}",
-  history: "Daily uptime, {0} days",
+  history: "daily uptime, {0} days",
   noData: "no data",
   incidents: "Incidents",
   noIncidents: "No incidents.",
@@ -33,8 +35,10 @@ const en = {
   password: "Password",
   show: "Show status",
   wrong: "The password is incorrect.",
-  private: "This page is private: sign in.",
-  limited: "Too many attempts; try again in {0}.",
+  private: "This status page is private to its workspace's members.",
+  limited: "Too many attempts. Try again in {0}.",
+  limitedAbout: "Too many attempts. Try again in about {0}.",
+  about: "about {0}",
 };
 
 export type Messages = typeof en;
@@ -63,7 +67,7 @@ Unbekannt
 Dienste
 {0} Verfügbarkeit
 geprüft {0}
-Verfügbarkeit, {0} Tage
+tägliche Verfügbarkeit, {0} Tage
 keine Daten
 Vorfälle
 Keine Vorfälle.
@@ -79,8 +83,10 @@ Diese Seite ist passwortgeschützt.
 Passwort
 Status anzeigen
 Das Passwort ist falsch.
-Diese Seite ist privat: bitte anmelden.
-Zu viele Versuche. Erneut möglich in {0}
+Diese Statusseite ist nur für die Mitglieder ihres Arbeitsbereichs sichtbar.
+Zu viele Versuche. Bitte in {0} erneut versuchen.
+Zu viele Versuche. Bitte in etwa {0} erneut versuchen.
+etwa {0}
 `);
 
 // Hebrew (right to left)
@@ -115,8 +121,10 @@ const he = words(`
 סיסמה
 הצגת הסטטוס
 הסיסמה שגויה.
-הדף פרטי: יש להתחבר.
+דף הסטטוס הזה פרטי וגלוי רק לחברי סביבת העבודה שלו.
 יותר מדי ניסיונות. נסו שוב בעוד {0}.
+יותר מדי ניסיונות. נסו שוב בעוד כ־{0}.
+כ־{0}
 `);
 
 /**

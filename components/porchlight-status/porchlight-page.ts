@@ -1,3 +1,4 @@
+import { isServer } from "lit";
 import type { PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Problem } from "./client.ts";
 import { PorchlightStatus } from "./porchlight-status.ts";
@@ -10,19 +11,33 @@ export type PageData = PublicStatusPage | { error: Problem };
  * renders the page itself and the browser takes that markup over (hydration) without a request, a flash or a
  * shift, then refreshes live from the API like any embed. On the server the renderer sets `data` (the API's answer)
  * and `data-time` (when it was read, epoch ms); in the browser `data` comes from the element's JSON script child.
+ * A hosted page is rendered with the API's current answer and its ETag (`data-etag`): the element takes them as just
+ * fetched and asks again only at its refresh interval (If-None-Match: a 304 while nothing shown changed), where a
+ * static build's page, whose data may be days old, asks at once.
  * A protected page's answer is only its error kind (`password_required`, `sign_in_required`): it renders the prompt.
+ * The server knows neither the visitor's time zone nor when the page will be read: it renders every time in UTC,
+ * named so, and nothing relative to now (see `serverTime`). The browser's first render takes that markup over as
+ * it is (hydration compares nothing), so it renders the same; the next, at once, shows the visitor's zone and the
+ * relative times.
  */
 export class PorchlightPage extends PorchlightStatus {
   static override properties = {
     ...PorchlightStatus.properties,
     data: { attribute: false },
     dataTime: { type: Number, attribute: "data-time" },
+    dataEtag: { attribute: "data-etag" },
   };
 
   declare data: PageData | undefined;
   declare dataTime: number;
+  /** The API's ETag for `data`, when it is the API's current answer (a hosted page's, not a static build's). */
+  declare dataEtag: string | null | undefined;
+
+  /** Server-rendered markup (declarative shadow DOM) was here before the element took it over. */
+  #hydrating = false;
 
   override connectedCallback(): void {
+    this.#hydrating ||= !this.hasUpdated && !!this.shadowRoot;
     const script = this.querySelector('script[type="application/json"]');
     if (script && !this.data) this.data = JSON.parse(script.textContent ?? "") as PageData;
     super.connectedCallback();
@@ -33,7 +48,17 @@ export class PorchlightPage extends PorchlightStatus {
     const data = this.data;
     if (this.hasUpdated || !data) return;
     const at = this.dataTime || Date.now();
-    if ("items" in data) this.prerendered(data, undefined, at);
+    if (isServer || this.#hydrating) this.serverTime = at;
+    if ("items" in data) this.prerendered(data, undefined, at, this.dataEtag ?? undefined);
     else this.prerendered(undefined, data.error, at);
+  }
+
+  protected override updated(): void {
+    super.updated();
+    if (this.serverTime === undefined) return;
+    // Hydrated: now in the visitor's time zone, relative times and open incidents' durations included.
+    this.serverTime = undefined;
+    this.#hydrating = false;
+    queueMicrotask(() => this.requestUpdate());
   }
 }

@@ -1,9 +1,10 @@
 import { css } from "lit";
 
 // Colours are light-dark() pairs, so one declaration serves the light, dark and auto themes (color-scheme picks);
-// every text colour keeps at least 4.5:1 against the background of its theme. The host keeps one height in every
-// state (a host page's own `height` on the element wins), so nothing around it moves when the page replaces the
-// skeleton; a longer page scrolls inside the box.
+// every text colour keeps at least 4.5:1 against the background of its theme. The host keeps one height from the
+// skeleton to the page (a host page's own `height` on the element wins), so nothing around it moves when the page
+// replaces the skeleton; a longer page scrolls inside the box. A message instead of a page (the password prompt, a
+// private or unknown page, an error: the custom state "message") is as tall as its content, box and host.
 export const styles = css`
   :host {
     all: initial;
@@ -18,6 +19,10 @@ export const styles = css`
   }
   :host([compact]) {
     height: 360px;
+  }
+  :host(:state(message)),
+  :host(:state(message)) [part="base"] {
+    height: auto;
   }
   :host([hidden]) {
     display: none;
@@ -38,9 +43,16 @@ export const styles = css`
     padding: 1em;
     height: 100%;
     overflow: auto;
+    position: relative;
+    container-type: inline-size;
   }
   h3 {
     margin-top: 1em;
+  }
+  /* A message's heading is a sentence: smaller than a page's name, so it fits a phone's width on two lines. */
+  div h2,
+  form h2 {
+    font-size: 1.25em;
   }
   a {
     color: var(--_link);
@@ -101,6 +113,52 @@ export const styles = css`
     flex: 1;
     border-radius: 1px;
     background: currentColor;
+  }
+  /*
+   * The bars differ by lightness, not hue alone (colour-blind visitors see one olive otherwise): up and down at least
+   * 3:1 apart in each theme (a test holds them to it), degraded between; a day without data is faint.
+   */
+  [part="history"] .ok {
+    color: var(--porchlight-operational-color, light-dark(#4ac26b, #196c2e));
+  }
+  [part="history"] .warn {
+    color: var(--porchlight-degraded-color, light-dark(#bc7a00, #d29922));
+  }
+  [part="history"] .bad {
+    color: var(--porchlight-outage-color, light-dark(#a40e26, #ffaba8));
+  }
+  [part="history"] .none {
+    color: light-dark(#e6eaef, #262c36);
+  }
+  .axis {
+    display: flex;
+    justify-content: space-between;
+    font-size: 0.8em;
+  }
+  .short {
+    display: none;
+  }
+  /* Narrow: the last 30 days, wider bars. */
+  @container (width < 480px) {
+    [part="history"] li:nth-last-child(n + 31),
+    .long {
+      display: none;
+    }
+    .short {
+      display: inline;
+    }
+  }
+  .tip {
+    position: absolute;
+    white-space: nowrap;
+    padding: 0.25em 0.5em;
+    font-size: 0.85em;
+    color: var(--_bg);
+    background: var(--_fg);
+  }
+  /* An instant never parts from its zone ("10:37 PM" on one line, "PST" on the next). */
+  time {
+    white-space: nowrap;
   }
   [part="incident"] ol {
     padding-inline-start: 0.75em;

@@ -1,54 +1,13 @@
-import { html, LitElement, nothing, type PropertyValues } from "lit";
-import type { Incident, ItemStatus, PublicItem, PublicStatusPage } from "../../server/contract/status-page.ts";
-import { fetchStatusPage, type PageResult, type Problem } from "./client.ts";
+import { html, LitElement, nothing } from "lit";
+import { overallStatus } from "../../server/contract/status.ts";
+import type { Incident, PublicItem, PublicStatusPage } from "../../server/contract/status-page.ts";
+import type { Problem } from "./client.ts";
 import { type Formats, formatsFor, memo } from "./format.ts";
 import { type Messages, messagesFor } from "./messages.ts";
 import { styles } from "./porchlight-status.styles.ts";
+import { StatusController } from "./status-controller.ts";
 
-/** The page's overall status, from its items: the banner's words and the `porchlight-status-change` detail. */
-export type OverallStatus = "operational" | "degraded" | "partial" | "major" | "unknown";
-
-/** The `detail` of `porchlight-load`: a page arrived or changed. */
-export interface LoadDetail {
-  slug: string;
-  status: OverallStatus;
-  /** The API's answer for the page: its items and incidents included. */
-  page: PublicStatusPage;
-}
-/** The `detail` of `porchlight-error`: a request failed or the page needs a password. */
-export interface ErrorDetail {
-  slug: string;
-  /** The API's error kind, `server` for another failed answer, or `network` when no answer came. */
-  problem: Problem | "network";
-  /** The HTTP status, or 0 when the network failed. */
-  httpStatus: number;
-  message: string;
-}
-/** The `detail` of `porchlight-status-change`: a refresh changed the overall status. */
-export interface StatusChangeDetail {
-  slug: string;
-  status: OverallStatus;
-  previous: OverallStatus;
-}
-
-/** The element's events, typed for `addEventListener` on any element (they bubble and are composed). */
-declare global {
-  interface HTMLElementEventMap {
-    "porchlight-load": CustomEvent<LoadDetail>;
-    "porchlight-error": CustomEvent<ErrorDetail>;
-    "porchlight-status-change": CustomEvent<StatusChangeDetail>;
-  }
-}
-
-/** All outage is major, some is partial; degraded next; operational when every watched item is; else unknown. */
-export function overallStatus(items: readonly Pick<PublicItem, "status">[]): OverallStatus {
-  const watched = items.filter((item) => item.status !== "paused");
-  const count = (status: ItemStatus) => watched.filter((item) => item.status === status).length;
-  const outages = count("outage");
-  if (outages) return outages < watched.length ? "partial" : "major";
-  if (count("degraded")) return "degraded";
-  return watched.length && count("operational") === watched.length ? "operational" : "unknown";
-}
+export type { ErrorDetail, LoadDetail, StatusChangeDetail } from "./events.ts";
 
 /** The colour class of each status word, then its icon (the last character), so no status is told by colour alone. */
 const LOOKS: Record<string, string> = {
@@ -67,13 +26,9 @@ const statusWord = (status: string, words: Messages, key = status as keyof Messa
   return html`<span class=${look.slice(0, -1)}><span data-mark=${look.slice(-1)} aria-hidden="true"></span>${words[key]}</span>`;
 };
 
-/** The origin this script was loaded from: the default API base. */
-const SCRIPT_ORIGIN = /^https?:/.test(import.meta.url) ? new URL(import.meta.url).origin : "";
-
-const MIN_REFRESH_SECONDS = 10;
-/** After failures the wait doubles, up to 16 times the refresh interval. */
-const MAX_BACKOFF_DOUBLINGS = 4;
 const DAY_MS = 86_400_000;
+/** The days shown when the element is narrow (under 480 px, the styles' container query). */
+const SHORT = 30;
 
 const BAR = "<li tabindex=-1 class=\0 aria-label=\0></li>";
 const TODAY = "<li tabindex=0 class=\0 aria-label=\0></li>";
@@ -88,6 +43,11 @@ const barStrings = memo((n: number) => {
 
 // replace() writes a number as its digits.
 const fill = (text: string, value: string | number) => text.replace("{0}", value as string);
+/** A sentence with a template in place of its `{0}`. */
+const fillWith = (text: string, value: unknown) => {
+  const [before, after] = text.split("{0}");
+  return html`${before}${value}${after}`;
+};
 
 /**
  * The `days` UTC dates up to day number `today`, oldest first: where each ISO date stands, and each bar's label
@@ -120,9 +80,10 @@ function uptimeLabel(m: Messages, f: Formats): (uptime: number) => string {
 }
 
 /**
- * A status page on any website: fetches it by slug from a Porchlight server and keeps it current. Every state keeps
- * one height (600 px, 360 px with `compact`); a longer page scrolls inside the element. It has no slots: everything
- * it shows comes from the API.
+ * A status page on any website: fetches it by slug from a Porchlight server and keeps it current. The skeleton and
+ * the page keep one height (600 px, 360 px with `compact`), and a longer page scrolls inside the element; a message
+ * shown instead of a page (the password prompt, a private or unknown page, an error) takes only the height of its
+ * content. It has no slots: everything it shows comes from the API.
  *
  * @summary A Porchlight status page: overall status, monitored items with daily uptime bars, and incidents.
  *
@@ -147,6 +108,9 @@ function uptimeLabel(m: Messages, f: Formats): (uptime: number) => string {
  * @csspart input - The password field.
  * @csspart button - Every button: show the page, try again.
  * @csspart skeleton - The placeholder shown while loading.
+ *
+ * @cssstate message - A message shows instead of a page (the password prompt, a private or unknown page, an error):
+ *   the element is as tall as its content, `:state(message)` in the host page's CSS.
  *
  * @cssprop [--porchlight-background=light-dark(#fff, #0d1117)] - The background.
  * @cssprop [--porchlight-color=light-dark(#1f2328, #e6edf3)] - The text colour.
@@ -210,24 +174,21 @@ export class PorchlightStatus extends LitElement {
    */
   declare rememberPassword: boolean;
 
-  // What the element shows; changed only in the task's callbacks, which then ask for a render.
-  #page?: PublicStatusPage | undefined;
-  #problem?: Problem | "network" | undefined;
-  #updatedAt = 0;
-  #key = "";
-  /** Where remember-password keeps this page's password for the browser session. */
-  #stored = "";
-  #etag: string | null = null;
-  #password = "";
-  #retryAfter = 0;
-  #failures = 0;
-  #lastAttempt = 0;
-  #focusPassword = false;
+  /** Fetches the page and keeps it current; what the element shows comes from it, which asks for each render. */
+  #status = new StatusController(this);
   /** The daily bars (most of the element's nodes) come a frame after the status, so the status paints first. */
   #barsShown = false;
-  #request?: AbortController;
-  #timer?: ReturnType<typeof setTimeout>;
   #ticker?: ReturnType<typeof setInterval>;
+  /** The custom states (`:state(message)`); none where the browser, or happy-dom, has no ElementInternals. */
+  #states = this.attachInternals?.().states;
+  /** A password was sent: when the page comes, the focus moves from the vanished form to its heading. */
+  #unlocking = false;
+  /**
+   * Set (epoch ms) to render as a server does at that instant: every time absolute and in UTC, named so, and nothing
+   * measured to "now" (no "3 minutes ago", no open incident's duration), since such text would go stale in the
+   * page. A prerendered page renders so on the server and for its hydration, then shows the visitor's.
+   */
+  protected serverTime?: number;
 
   constructor() {
     super();
@@ -238,163 +199,77 @@ export class PorchlightStatus extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    document.addEventListener("visibilitychange", this.#onVisibility);
+    // "Updated … ago" stays current, without a request.
     this.#ticker = setInterval(() => document.hidden || this.requestUpdate(), 30_000);
-    // Back in a document: the removal stopped refreshing and aborted any request.
-    if (this.hasUpdated) this.reload();
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    document.removeEventListener("visibilitychange", this.#onVisibility);
     clearInterval(this.#ticker);
-    clearTimeout(this.#timer);
-    this.#request?.abort();
-  }
-
-  /** The server: api-base, else where this script came from. */
-  #base(): string {
-    return (this.apiBase || SCRIPT_ORIGIN).replace(/\/+$/, "");
   }
 
   /** Fetches the page now, as the retry button does; a request still running is aborted, its answer ignored. */
   reload(): void {
-    this.#request?.abort();
-    const request = new AbortController();
-    this.#request = request;
-    const apiBase = this.#base();
-    const slug = this.slug;
-    if (this.#key !== `${apiBase}/${slug}`) {
-      // Another page: nothing of the last one stays (on the first run, a prerendered page is this one).
-      if (this.#key) {
-        this.#page = this.#problem = undefined;
-        this.#etag = null;
-        this.#failures = 0;
-      }
-      this.#key = `${apiBase}/${slug}`;
-      this.#stored = `porchlight:${this.#key}`;
-      this.#password = (this.rememberPassword && this.#storage((s) => s.getItem(this.#stored))) || "";
-    }
-    this.#lastAttempt = Date.now();
-    fetchStatusPage({ apiBase, slug, password: this.#password, etag: this.#etag, signal: request.signal }).then(
-      (result) => request === this.#request && this.#received(result),
-      (error) => request === this.#request && this.#failed(error),
-    );
+    this.#status.load();
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
-    // The first render, and every change of page (slug, api-base), fetches it.
-    if (this.#key !== `${this.#base()}/${this.slug}`) this.reload();
-    if (changed.has("refresh")) this.#schedule();
-    if (this.#page && !this.#barsShown) {
+  protected override updated(): void {
+    // The controller's hostUpdated ran first: the first render, and every change of page, started a request.
+    if (this.#status.page && !this.#barsShown) {
       this.#barsShown = true;
       // After the next paint: a frame callback runs before that paint, a task queued from it after.
       requestAnimationFrame(() => setTimeout(() => this.requestUpdate()));
     }
-    if (this.#focusPassword) {
-      this.#focusPassword = false;
+    if (this.#status.focusPassword) {
+      this.#status.focusPassword = false;
       const input = this.renderRoot.querySelector("input");
       input?.focus();
       input?.select();
+    }
+    if (this.#unlocking && this.#status.page) {
+      this.#unlocking = false;
+      // Only if the focus fell with the form (to the body, or to this host): not when the visitor went elsewhere.
+      const active = document.activeElement;
+      if (!active || active === document.body || active === this) this.renderRoot.querySelector("h2")?.focus();
     }
   }
 
   /**
    * Shows a page (or a prompt) known before the first request, as it was at `at` (epoch ms): what a prerendered
-   * page gives its element, so the first render, on the server and in the browser, is the page itself.
+   * page gives its element, so the first render, on the server and in the browser, is the page itself. With the
+   * API's ETag for the page (a hosted page inlines it), the page counts as fetched at `at`.
    */
-  protected prerendered(page: PublicStatusPage | undefined, problem: Problem | undefined, at: number): void {
-    this.#page = page;
-    this.#problem = problem;
-    this.#updatedAt = at;
+  protected prerendered(
+    page: PublicStatusPage | undefined,
+    problem: Problem | undefined,
+    at: number,
+    etag?: string,
+  ): void {
+    const status = this.#status;
+    status.page = page;
+    status.problem = problem;
+    status.updatedAt = at;
     this.#barsShown = true;
+    // The API's current answer, with its ETag: the first request waits for the refresh interval (see adopt).
+    if (page && etag) status.adopt(etag, at);
   }
-
-  #received(result: PageResult): void {
-    if (result.kind === "problem") {
-      const { problem } = result;
-      this.#problem = problem;
-      this.#retryAfter = result.retryAfterSeconds;
-      if (problem === "server") this.#failures++;
-      else if (problem !== "rate_limited") this.#page = undefined;
-      if (problem === "password_incorrect") {
-        this.#password = "";
-        if (this.rememberPassword) this.#storage((s) => s.removeItem(this.#stored));
-        this.#focusPassword = true;
-      }
-      this.#emit("porchlight-error", { problem, httpStatus: result.status, message: result.message });
-    } else {
-      this.#problem = undefined;
-      this.#failures = 0;
-      this.#updatedAt = Date.now();
-      if (result.kind === "page") {
-        const { page } = result;
-        const previous = this.#page && overallStatus(this.#page.items);
-        const status = overallStatus(page.items);
-        this.#page = page;
-        this.#etag = result.etag;
-        if (this.rememberPassword) this.#storage((s) => s.setItem(this.#stored, this.#password));
-        this.#emit("porchlight-load", { status, page });
-        if (previous && previous !== status) this.#emit("porchlight-status-change", { status, previous });
-      }
-    }
-    if (!this.#page) this.#etag = null;
-    this.#schedule();
-    this.requestUpdate();
-  }
-
-  #failed(error: unknown): void {
-    if ((error as Error).name === "AbortError") return;
-    this.#problem = "network";
-    this.#failures++;
-    this.#emit("porchlight-error", { problem: "network", httpStatus: 0, message: String(error) });
-    this.#schedule();
-    this.requestUpdate();
-  }
-
-  /** sessionStorage, which sandboxed frames and strict privacy settings refuse: then nothing is remembered. */
-  #storage<T>(use: (storage: Storage) => T): T | undefined {
-    try {
-      return use(sessionStorage);
-    } catch {
-      return undefined;
-    }
-  }
-
-  #emit(type: string, detail: object): void {
-    this.dispatchEvent(
-      new CustomEvent(type, { detail: { slug: this.slug, ...detail }, bubbles: true, composed: true }),
-    );
-  }
-
-  get #failing(): boolean {
-    return this.#problem === "server" || this.#problem === "network";
-  }
-
-  /** The next refresh: every `refresh` seconds while a page shows, backing off after failures, never while hidden. */
-  #schedule(): void {
-    clearTimeout(this.#timer);
-    if (!this.isConnected || document.hidden || !(this.refresh > 0) || !(this.#page || this.#failing)) return;
-    const delay =
-      Math.max(this.refresh, MIN_REFRESH_SECONDS) * 1000 * 2 ** Math.min(this.#failures, MAX_BACKOFF_DOUBLINGS);
-    this.#timer = setTimeout(() => this.reload(), this.#lastAttempt + delay - Date.now());
-  }
-
-  #onVisibility = () => {
-    this.#schedule();
-    if (!document.hidden) this.requestUpdate();
-  };
 
   #submit(event: SubmitEvent): void {
     event.preventDefault();
-    this.#password = ((event.target as HTMLFormElement).elements.namedItem("password") as HTMLInputElement).value;
-    this.reload();
+    this.#unlocking = true;
+    this.#status.usePassword(
+      ((event.target as HTMLFormElement).elements.namedItem("password") as HTMLInputElement).value,
+    );
   }
 
   /** Arrow keys, Home and End move between days; one day per item is in the tab order (a roving tabindex). */
   #onDayKey(event: KeyboardEvent): void {
     const day = event.target as HTMLElement;
-    const days = [...(day.parentElement as HTMLElement).children] as HTMLElement[];
+    // Only the days shown: a narrow element hides the oldest (a container query). checkVisibility is as old in
+    // browsers as the light-dark() colours the element needs.
+    const days = ([...(day.parentElement as HTMLElement).children] as HTMLElement[]).filter((other) =>
+      other.checkVisibility(),
+    );
     const at = days.indexOf(day);
     // The section carries the writing direction (dir), and closest() stays inside the shadow root.
     const forward = day.closest("[dir=rtl]") ? -1 : 1;
@@ -408,12 +283,33 @@ export class PorchlightStatus extends LitElement {
     next.focus();
   }
 
+  /**
+   * One tooltip for all days: over the day hovered or focused, its date and uptime (the day's accessible name, so
+   * the tooltip itself is hidden from assistive technology). Set outside rendering: Lit never touches it.
+   */
+  #onDayTip(event: Event): void {
+    const day = event.target as HTMLElement;
+    const box = day.closest("section") as HTMLElement;
+    const tip = box.querySelector(".tip") as HTMLElement;
+    // Hidden on pointerleave and focusout (and over the gaps between days); shown on pointerover and focusin.
+    tip.hidden = /[te]$/.test(event.type) || day.localName !== "li";
+    if (tip.hidden) return;
+    tip.textContent = day.ariaLabel;
+    // Above the day, as far above it as the box's top border is wide (4 px), and inside the box (which never
+    // scrolls sideways). An absolute position starts inside the box's border.
+    const at = box.getBoundingClientRect();
+    const d = day.getBoundingClientRect();
+    const left = d.left + d.width / 2 - at.left - tip.offsetWidth / 2;
+    tip.style.left = `${Math.max(0, Math.min(box.clientWidth - tip.offsetWidth, left))}px`;
+    tip.style.top = `${d.top - at.top + box.scrollTop - tip.offsetHeight - 2 * box.clientTop}px`;
+  }
+
   /** Words, direction and formats for the element's locale (formatsFor makes each locale's once). */
   #localized() {
     const locale = this.locale || navigator.language;
     let f: Formats;
     try {
-      f = formatsFor(locale);
+      f = formatsFor(locale, this.serverTime === undefined ? undefined : "UTC");
     } catch {
       // Not a locale Intl accepts.
       f = formatsFor("en");
@@ -423,9 +319,15 @@ export class PorchlightStatus extends LitElement {
 
   protected override render() {
     const { messages: m, lang, dir, f } = this.#localized();
-    const page = this.#page;
+    const page = this.#status.page;
     const accent = page?.theme.accentColor ?? "";
     const theme = this.theme || page?.theme.mode;
+    const message = !page && !!this.#status.problem;
+    try {
+      this.#states?.[message ? "add" : "delete"]("message");
+    } catch {
+      // Chromium before 125 knew only names that start with "--": there the element keeps its height.
+    }
     // A page taller than the element scrolls inside it: then the box is a tab stop, so keyboards can scroll it.
     return html`<section
       part="base"
@@ -440,14 +342,16 @@ export class PorchlightStatus extends LitElement {
   }
 
   #renderProblem(m: Messages, f: Formats) {
-    const problem = this.#problem;
+    const { problem, retryAfter } = this.#status;
     if (!problem) {
       return html`<div part="skeleton"><p role="status">${m.loading}</p></div>`;
     }
     if (problem.startsWith("password") || problem === "rate_limited") {
+      // The wait in words ("about 15 minutes"), never in seconds; without Retry-After, about a minute.
+      const [wait, rounded] = f.wait(retryAfter || 60);
       const error =
         problem === "rate_limited"
-          ? fill(m.limited, f.unit("second", this.#retryAfter || 60))
+          ? fill(rounded || !retryAfter ? m.limitedAbout : m.limited, wait)
           : problem === "password_incorrect" && m.wrong;
       return html`<form part="form" @submit=${this.#submit}>
         <h2 id="name">${m.protected}</h2>
@@ -466,35 +370,28 @@ export class PorchlightStatus extends LitElement {
         <button part="button">${m.show}</button>
       </form>`;
     }
-    // From the attribute, not the last request: a prerendered page renders this before any request.
-    const apiBase = this.#base();
+    // A private page says so without a link (there is no sign-in for visitors yet); an unknown or private page is
+    // not worth asking again, a failed request (the server's or the network's) is.
+    const failed = this.#status.failing;
     return html`<div>
-      <h2 id="name">
-        ${
-          problem === "sign_in_required"
-            ? // Only the server's own slugs (letters, digits, dashes) answer sign_in_required.
-              html`<a href="${apiBase}/${this.slug}">${m.private}</a>`
-            : problem === "not_found"
-              ? m.notFound
-              : m.failed
-        }
-      </h2>
-      <button part="button" @click=${this.reload}>${m.retry}</button>
+      <h2 id="name">${problem === "sign_in_required" ? m.private : failed ? m.failed : m.notFound}</h2>
+      ${failed ? html`<button part="button" @click=${this.reload}>${m.retry}</button>` : nothing}
     </div>`;
   }
 
   #renderPage(page: PublicStatusPage, m: Messages, f: Formats) {
-    const now = Date.now();
+    const now = this.serverTime ?? Date.now();
     const status = overallStatus(page.items);
     const incidents = page.incidents.filter((incident) => !(this.compact && incident.resolved_at));
+    // The heading takes the focus after a password unlocks the page (tabindex -1: focusable, not a tab stop).
     return html`<header part="header">
-        <h2 id="name">${page.name}</h2>
+        <h2 id="name" tabindex="-1">${page.name}</h2>
         ${this.compact ? nothing : html`<p>${page.description}</p>`}
       </header>
       <div part="banner" role="status">${statusWord(status, m)}</div>
       <p>
-        ${fill(m.updated, f.ago(this.#updatedAt, now))}${
-          this.#failing
+        ${fillWith(m.updated, this.#stamp(new Date(this.#status.updatedAt).toISOString(), f, now))}${
+          this.#status.failing
             ? html` — <span class="bad">${m.failed}</span>
                 <button part="button" @click=${this.reload}>${m.retry}</button>`
             : nothing
@@ -515,7 +412,8 @@ export class PorchlightStatus extends LitElement {
                 : html`<p>${m.noIncidents}</p>`
             }`
           : nothing
-      }`;
+      }
+      <div class="tip" aria-hidden="true" hidden></div>`;
   }
 
   #renderItem(item: PublicItem, page: PublicStatusPage, m: Messages, f: Formats, now: number) {
@@ -523,15 +421,16 @@ export class PorchlightStatus extends LitElement {
     const facts = [
       showUptime && item.uptime !== null && fill(m.uptime, f.percentage(item.uptime)),
       showResponseTime && item.response_time !== null && f.unit("millisecond", item.response_time),
-      item.last_check && fill(m.checked, f.ago(item.last_check, now)),
-    ];
+      item.last_check && fillWith(m.checked, this.#stamp(item.last_check, f, now)),
+    ].filter(Boolean);
     return html`<li part="item">
       <div><span>${item.label}</span>${statusWord(item.status, m, `item.${item.status}`)}</div>
       ${
         this.compact
           ? nothing
-          : html`<p>${facts.filter(Boolean).join(" · ")}</p>
-          ${showUptime ? this.#renderHistory(item, historyDays, m, f, now) : nothing}`
+          : html`<p>${facts.map((fact, i) => [i ? " · " : "", fact])}</p>
+          ${showUptime ? this.#renderHistory(item, historyDays, m, f, now) : nothing}
+          ${showUptime ? this.#renderAxis(historyDays, f, now) : nothing}`
       }
     </li>`;
   }
@@ -551,20 +450,57 @@ export class PorchlightStatus extends LitElement {
       if (uptime === undefined) values.push("none", starts[i] + m.noData);
       else values.push(uptime >= 99 ? "ok" : uptime >= 95 ? "warn" : "bad", starts[i] + label(uptime));
     }
-    return html`<ol part="history" aria-label=${fill(m.history, days)} @keydown=${this.#onDayKey}>
+    const tip = this.#onDayTip;
+    return html`<ol
+      part="history"
+      aria-label="${item.label}: ${fill(m.history, days)}"
+      @keydown=${this.#onDayKey}
+      @pointerover=${tip}
+      @pointerleave=${tip}
+      @focusin=${tip}
+      @focusout=${tip}
+    >
       ${html(barStrings(values.length / 2), ...values)}
     </ol>`;
   }
 
+  /**
+   * The first and last dates under the bars; a narrow element shows only the last 30 days, and their first date (a
+   * container query, so the server's markup is the browser's). Dates, not "89 days ago" and "Today": a prerendered
+   * page never goes stale, and hydrating it changes no text. The days carry their dates for assistive technology.
+   */
+  #renderAxis(days: number, f: Formats, now: number) {
+    const { starts } = historyDays(Math.floor(now / DAY_MS), days, f);
+    const date = (at: number) => starts[at]?.slice(0, -2);
+    return html`<p class="axis" aria-hidden="true">
+      <span class="long">${date(0)}</span><span class="short">${date(Math.max(0, days - SHORT))}</span><span
+        >${date(days - 1)}</span
+      >
+    </p>`;
+  }
+
+  /**
+   * An instant that reads best relative to now ("3 minutes ago", its date, time and zone as the title), or, rendered
+   * as a server does, absolute in UTC.
+   */
+  #stamp(iso: string, f: Formats, now: number) {
+    const when = f.when(iso);
+    return this.serverTime === undefined
+      ? html`<time datetime=${iso} title=${when}>${f.ago(iso, now)}</time>`
+      : html`<time datetime=${iso}>${when}</time>`;
+  }
+
   #renderIncident(incident: Incident, m: Messages, f: Formats, now: number) {
-    const end = incident.resolved_at;
-    const minutes = incident.duration_minutes ?? Math.floor((now - Date.parse(incident.started_at)) / 60_000);
+    const { started_at: start, resolved_at: end } = incident;
+    // An open incident's duration counts to now: rendered as a server does, it would go stale, so only its start.
+    const [lasted, rounded] = f.duration((end ? Date.parse(end) : now) - Date.parse(start));
     return html`<li part="incident">
       <h4>${incident.title}</h4>
       <p>
         <b class=${end ? "ok" : "warn"}>${m[incident.status]}</b> ·
-        ${f.when(incident.started_at)}${end ? ` – ${f.when(end)}` : ""} ·
-        ${f.duration(Math.max(0, minutes))}
+        <time datetime=${start}>${f.when(start)}</time>${
+          end ? html` – <time datetime=${end}>${f.until(start, end)}</time>` : nothing
+        }${end || this.serverTime === undefined ? ` · ${rounded ? fill(m.about, lasted) : lasted}` : nothing}
       </p>
       ${
         this.compact

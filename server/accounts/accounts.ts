@@ -25,28 +25,28 @@ export interface NewUser {
  */
 export async function createUser(store: Store, input: NewUser, now: Date) {
   const email = check(AccountEmail, input.email, "--email").toLowerCase();
-  if (await store.findUserByEmail(email)) throw new AccountError(`A user with e-mail ${email} already exists`);
+  if (await store.accounts.findUserByEmail(email)) throw new AccountError(`A user with e-mail ${email} already exists`);
   if (input.join === undefined) {
     if (input.role !== undefined) throw new AccountError("--role goes with --join");
     const plan = check(Plan, input.plan ?? "free", "--plan");
-    const created = await store.createUser({ email, plan }, now.toISOString());
+    const created = await store.accounts.createUser({ email, plan }, now.toISOString());
     return { ...created, email, plan };
   }
   if (input.plan !== undefined) throw new AccountError("--plan belongs to the workspace; it cannot go with --join");
-  const owner = await store.findUserByEmail(check(AccountEmail, input.join, "--join"));
+  const owner = await store.accounts.findUserByEmail(check(AccountEmail, input.join, "--join"));
   if (!owner) throw new AccountError(`No user with e-mail ${input.join}`);
   const role = check(RoleName.exclude(["owner"]), input.role ?? "viewer", "--role");
-  const created = await store.createUser({ email, workspaceId: owner.workspace_id, role }, now.toISOString());
+  const created = await store.accounts.createUser({ email, workspaceId: owner.workspace_id, role }, now.toISOString());
   return { ...created, email, plan: owner.plan };
 }
 
 /** Issues a token for a user; the plain token is returned once and never stored. */
 export async function createToken(store: Store, email: string, name: string | undefined, now: Date) {
-  const user = await store.findUserByEmail(check(AccountEmail, email, "--email"));
+  const user = await store.accounts.findUserByEmail(check(AccountEmail, email, "--email"));
   if (!user) throw new AccountError(`No user with e-mail ${email}`);
   const tokenName = check(z.string().trim().min(1).max(100), name ?? "cli", "--name");
   const token = generateToken();
-  const id = await store.createToken(user.id, tokenName, hashToken(token), now.toISOString());
+  const id = await store.accounts.createToken(user.id, tokenName, hashToken(token), now.toISOString());
   return { id, token };
 }
 
@@ -55,12 +55,12 @@ export async function createToken(store: Store, email: string, name: string | un
  * processes start together. Returns the token, or null when there was nothing to do.
  */
 export async function bootstrapOwner(store: Store, email: string, now: Date): Promise<string | null> {
-  if ((await store.countUsers()) > 0) return null;
+  if ((await store.accounts.countUsers()) > 0) return null;
   const at = now.toISOString();
   return store.once("bootstrap_owner", at, async (trx) => {
-    const user = await store.createUser({ email, plan: "stack" }, at, trx);
+    const user = await store.accounts.createUser({ email, plan: "stack" }, at, trx);
     const token = generateToken();
-    await store.createToken(user.id, "first start", hashToken(token), at, trx);
+    await store.accounts.createToken(user.id, "first start", hashToken(token), at, trx);
     return token;
   });
 }

@@ -21,7 +21,7 @@ export function looksLikeToken(value: string): boolean {
 
 // scrypt cost N=2^15, r=8, p=1, OWASP's recommended floor: 32 MiB and about 90-150 ms of CPU per hash on the 2-core
 // machines here (npm run bench:passwords measures it), on one of libuv's 4 threads. That cost is why status-page
-// password checks run within a budget (pageAccess in api/public-pages.ts, WorkBudget in api/rate-limit.ts).
+// password checks run within a budget (pageAccess in http/page-access.ts, WorkBudget in http/rate-limit.ts).
 const SCRYPT = { N: 32768, r: 8, p: 1, keylen: 32, maxmem: 64 * 1024 * 1024 } as const;
 
 function scryptAsync(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {

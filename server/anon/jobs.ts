@@ -1,13 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { sql } from "kysely";
 import { hashToken } from "../accounts/secrets.ts";
-import type { Clock } from "../api/time.ts";
+import type { Clock } from "../clock.ts";
+import type { DomainFacts } from "../contract/anon.ts";
 import type { Logger } from "../log.ts";
+import type { DueReport } from "../store/anon-jobs.ts";
 import type { Store } from "../store/store.ts";
 import { REPORT_HOURS, type ReportCheck, reportEmail } from "./emails.ts";
 import { within } from "./fetcher.ts";
 import type { Mailer } from "./mail.ts";
-import { type DomainFacts, fetchSite, type SnapshotDeps, takeSnapshot } from "./snapshot.ts";
+import { fetchSite, type SnapshotDeps, takeSnapshot } from "./snapshot.ts";
 
 /**
  * The anonymous utilities' jobs, kept in the store so that a restart loses none: domain snapshots (queued, running,
@@ -39,87 +40,29 @@ export const newSecret = () => randomBytes(32).toString("base64url");
  * ready since), so that a burst of requests for one domain costs one look at it.
  */
 export async function requestSnapshot(store: Store, domain: string, now: number, reuseMs: number) {
-  return store.transaction(async (trx) => {
-    const recent = await trx
-      .selectFrom("anon_snapshots")
-      .select(["id", "status"])
-      .where("domain", "=", domain)
-      .where((eb) =>
-        eb.or([
-          eb("status", "in", ["queued", "running"]),
-          eb.and([eb("status", "=", "ready"), eb("finished_at", ">=", iso(now - reuseMs))]),
-        ]),
-      )
-      .orderBy("created_at", "desc")
-      .limit(1)
-      .executeTakeFirst();
-    if (recent) return { id: recent.id, reused: true };
-    const id = newPublicId();
-    await trx
-      .insertInto("anon_snapshots")
-      .values({ id, domain, status: "queued", created_at: iso(now), attempts: 0 })
-      .execute();
-    return { id, reused: false };
-  });
+  return store.anon.requestSnapshot({ id: newPublicId(), domain, now: iso(now), readySince: iso(now - reuseMs) });
 }
 
 export async function getSnapshot(store: Store, id: string) {
-  return store.db.selectFrom("anon_snapshots").selectAll().where("id", "=", id).executeTakeFirst();
+  return store.anon.getSnapshot(id);
 }
 
 async function claimSnapshots(store: Store, now: number, limit: number) {
   if (limit <= 0) return [];
-  return store.transaction(async (trx) => {
-    const rows = await trx
-      .selectFrom("anon_snapshots")
-      .select(["id", "domain", "attempts"])
-      .where((eb) =>
-        eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_until", "<", iso(now))])]),
-      )
-      .orderBy("created_at")
-      .limit(limit)
-      .$if(store.dialect === "postgres", (qb) => qb.forUpdate().skipLocked())
-      .execute();
-    const runnable = rows.filter((r) => r.attempts < SNAPSHOT_ATTEMPTS);
-    const exhausted = rows.filter((r) => r.attempts >= SNAPSHOT_ATTEMPTS);
-    if (exhausted.length) {
-      await trx
-        .updateTable("anon_snapshots")
-        .set({ status: "failed", error: "the snapshot was interrupted too many times", finished_at: iso(now) })
-        .where(
-          "id",
-          "in",
-          exhausted.map((r) => r.id),
-        )
-        .execute();
-    }
-    if (runnable.length) {
-      await trx
-        .updateTable("anon_snapshots")
-        .set({ status: "running", lease_until: iso(now + LEASE_MS), attempts: sql`attempts + 1` })
-        .where(
-          "id",
-          "in",
-          runnable.map((r) => r.id),
-        )
-        .execute();
-    }
-    return runnable;
+  return store.anon.claimSnapshots({
+    now: iso(now),
+    limit,
+    leaseUntil: iso(now + LEASE_MS),
+    maxAttempts: SNAPSHOT_ATTEMPTS,
+    exhausted: "the snapshot was interrupted too many times",
   });
 }
 
 async function finishSnapshot(store: Store, id: string, now: number, outcome: { facts?: DomainFacts; error?: string }) {
-  await store.db
-    .updateTable("anon_snapshots")
-    .set({
-      status: outcome.facts ? "ready" : "failed",
-      result: outcome.facts ? JSON.stringify(outcome.facts) : null,
-      error: outcome.error ?? null,
-      lease_until: null,
-      finished_at: iso(now),
-    })
-    .where("id", "=", id)
-    .execute();
+  await store.anon.finishSnapshot(id, iso(now), {
+    result: outcome.facts ? JSON.stringify(outcome.facts) : null,
+    error: outcome.error ?? null,
+  });
 }
 
 // ---- 24-hour reports -------------------------------------------------------------------------------------
@@ -140,58 +83,38 @@ export async function requestReport(
   now: number,
 ): Promise<{ id: string; confirmToken: string } | { retryAfterMs: number }> {
   const email = request.email.toLowerCase();
-  return store.transaction(async (trx) => {
-    // Two requests for one address at once: the second waits here for the first (SQLite serialises writers).
-    if (store.dialect === "postgres") await sql`select pg_advisory_xact_lock(hashtext(${email}))`.execute(trx);
-    const pending = await trx
-      .selectFrom("anon_reports")
-      .select("created_at")
-      .where("email", "=", email)
-      .where("state", "=", "pending")
-      .where("created_at", ">", iso(now - CONFIRM_HOURS * HOUR_MS))
-      .orderBy("created_at")
-      .executeTakeFirst();
-    if (pending) return { retryAfterMs: Date.parse(pending.created_at) + CONFIRM_HOURS * HOUR_MS - now };
-    const id = newPublicId();
-    const confirmToken = newSecret();
-    await trx
-      .insertInto("anon_reports")
-      .values({
-        id,
-        domain: request.domain,
-        email,
-        state: "pending",
-        confirm_hash: hashToken(confirmToken),
-        // Replaced when the report is sent: only that e-mail carries the unsubscribe link.
-        unsubscribe_hash: hashToken(newSecret()),
-        client_key: request.clientKey,
-        created_at: iso(now),
-        confirm_by: iso(now + CONFIRM_HOURS * HOUR_MS),
-      })
-      .execute();
-    return { id, confirmToken };
-  });
+  const id = newPublicId();
+  const confirmToken = newSecret();
+  const blocked = await store.anon.requestReport(
+    {
+      id,
+      domain: request.domain,
+      email,
+      state: "pending",
+      confirm_hash: hashToken(confirmToken),
+      // Replaced when the report is sent: only that e-mail carries the unsubscribe link.
+      unsubscribe_hash: hashToken(newSecret()),
+      client_key: request.clientKey,
+      created_at: iso(now),
+      confirm_by: iso(now + CONFIRM_HOURS * HOUR_MS),
+    },
+    iso(now - CONFIRM_HOURS * HOUR_MS),
+  );
+  if (blocked) return { retryAfterMs: Date.parse(blocked.pendingSince) + CONFIRM_HOURS * HOUR_MS - now };
+  return { id, confirmToken };
 }
 
 /** Forgets a report whose confirmation e-mail could not be sent: nothing half-made stays behind. */
 export async function dropReport(store: Store, id: string): Promise<void> {
-  await store.db.deleteFrom("anon_reports").where("id", "=", id).where("state", "=", "pending").execute();
+  await store.anon.dropReport(id);
 }
 
 export async function reportByConfirmToken(store: Store, token: string) {
-  return store.db
-    .selectFrom("anon_reports")
-    .select(["id", "domain", "state", "confirm_by"])
-    .where("confirm_hash", "=", hashToken(token))
-    .executeTakeFirst();
+  return store.anon.reportByConfirmHash(hashToken(token));
 }
 
 export async function reportByUnsubscribeToken(store: Store, token: string) {
-  return store.db
-    .selectFrom("anon_reports")
-    .select(["id", "domain", "state"])
-    .where("unsubscribe_hash", "=", hashToken(token))
-    .executeTakeFirst();
+  return store.anon.reportByUnsubscribeHash(hashToken(token));
 }
 
 /** Starts a pending report's 24 hours (first check now). Confirming twice changes nothing. */
@@ -205,18 +128,12 @@ export async function confirmReport(
   if (row.state === "cancelled") return "cancelled";
   if (row.state !== "pending") return "already";
   if (Date.parse(row.confirm_by) < now) return "expired";
-  const updated = await store.db
-    .updateTable("anon_reports")
-    .set({
-      state: "active",
-      confirmed_at: iso(now),
-      next_check_at: iso(now),
-      ends_at: iso(now + REPORT_HOURS * HOUR_MS),
-    })
-    .where("id", "=", row.id)
-    .where("state", "=", "pending")
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0 ? "confirmed" : "already";
+  const confirmed = await store.anon.confirmReport(row.id, {
+    confirmedAt: iso(now),
+    firstCheckAt: iso(now),
+    endsAt: iso(now + REPORT_HOURS * HOUR_MS),
+  });
+  return confirmed ? "confirmed" : "already";
 }
 
 /** Stops a report at any point before it is sent (the unsubscribe link, one click). */
@@ -224,53 +141,13 @@ export async function cancelReport(store: Store, token: string): Promise<"cancel
   const row = await reportByUnsubscribeToken(store, token);
   if (!row) return "unknown";
   if (row.state === "sent") return "sent";
-  await store.db
-    .updateTable("anon_reports")
-    .set({ state: "cancelled", lease_until: null })
-    .where("id", "=", row.id)
-    .where("state", "in", ["pending", "active", "sending"])
-    .execute();
+  await store.anon.cancelReport(row.id);
   return "cancelled";
 }
 
-type DueReport = {
-  id: string;
-  domain: string;
-  email: string;
-  state: string;
-  next_check_at: string | null;
-  /** Set once by confirmReport, before the report can be claimed; fixed after. */
-  confirmed_at: string | null;
-  ends_at: string | null;
-};
-
 async function claimReports(store: Store, now: number, limit: number): Promise<DueReport[]> {
   if (limit <= 0) return [];
-  return store.transaction(async (trx) => {
-    const rows = await trx
-      .selectFrom("anon_reports")
-      .select(["id", "domain", "email", "state", "next_check_at", "confirmed_at", "ends_at"])
-      .where((eb) =>
-        eb.or([eb.and([eb("state", "=", "active"), eb("next_check_at", "<=", iso(now))]), eb("state", "=", "sending")]),
-      )
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", iso(now))]))
-      .orderBy("next_check_at")
-      .limit(limit)
-      .$if(store.dialect === "postgres", (qb) => qb.forUpdate().skipLocked())
-      .execute();
-    if (rows.length) {
-      await trx
-        .updateTable("anon_reports")
-        .set({ lease_until: iso(now + LEASE_MS) })
-        .where(
-          "id",
-          "in",
-          rows.map((r) => r.id),
-        )
-        .execute();
-    }
-    return rows;
-  });
+  return store.anon.claimReports({ now: iso(now), limit, leaseUntil: iso(now + LEASE_MS) });
 }
 
 // ---- the runner ------------------------------------------------------------------------------------------
@@ -362,17 +239,8 @@ export class AnonRunner {
 
   /** Unconfirmed reports past their link's life expire; finished snapshots past SNAPSHOT_KEEP_MS go. */
   private async sweep(now: number): Promise<void> {
-    await this.o.store.db
-      .updateTable("anon_reports")
-      .set({ state: "expired" })
-      .where("state", "=", "pending")
-      .where("confirm_by", "<", iso(now))
-      .execute();
-    await this.o.store.db
-      .deleteFrom("anon_snapshots")
-      .where("status", "in", ["ready", "failed"])
-      .where("finished_at", "<", iso(now - SNAPSHOT_KEEP_MS))
-      .execute();
+    await this.o.store.anon.expireReports(iso(now));
+    await this.o.store.anon.deleteSnapshots(iso(now - SNAPSHOT_KEEP_MS));
   }
 
   private async snapshot(id: string, domain: string): Promise<void> {
@@ -395,37 +263,17 @@ export class AnonRunner {
     const { final } = await fetchSite(report.domain, this.o.snapshot);
     const ok = final.ok && (final.statusCode ?? 0) < 400;
     const error = ok ? null : (final.error ?? `HTTP ${final.statusCode}`);
-    await this.o.store.transaction(async (trx) => {
-      const row = await trx
-        .selectFrom("anon_reports")
-        .select(["state", "ends_at"])
-        .where("id", "=", report.id)
-        .executeTakeFirst();
-      if (row?.state !== "active") return;
-      await trx
-        .insertInto("anon_report_checks")
-        .values({
-          report_id: report.id,
-          at,
-          ok: ok ? 1 : 0,
-          status_code: final.statusCode,
-          response_ms: final.ok ? final.responseTimeMs : null,
-          error,
-        })
-        .onConflict((oc) => oc.columns(["report_id", "at"]).doNothing())
-        .execute();
-      const next = Date.parse(at) + this.o.reportIntervalMs;
-      const last = next > Date.parse(row.ends_at ?? at);
-      await trx
-        .updateTable("anon_reports")
-        .set(
-          last
-            ? { state: "sending", next_check_at: null, lease_until: null }
-            : { next_check_at: iso(next), lease_until: null },
-        )
-        .where("id", "=", report.id)
-        .execute();
-    });
+    await this.o.store.anon.recordReportCheck(
+      {
+        report_id: report.id,
+        at,
+        ok: ok ? 1 : 0,
+        status_code: final.statusCode,
+        response_ms: final.ok ? final.responseTimeMs : null,
+        error,
+      },
+      iso(Date.parse(at) + this.o.reportIntervalMs),
+    );
   }
 
   /**
@@ -434,12 +282,7 @@ export class AnonRunner {
    * send twice, and the Message-ID, made from the report's id, lets mail systems drop the copy.
    */
   private async send(report: DueReport): Promise<void> {
-    const rows = await this.o.store.db
-      .selectFrom("anon_report_checks")
-      .selectAll()
-      .where("report_id", "=", report.id)
-      .orderBy("at")
-      .execute();
+    const rows = await this.o.store.anon.reportChecks(report.id);
     const facts = await takeSnapshot(report.domain, this.o.snapshot).catch(() => null);
     const checks: ReportCheck[] = rows.map((r) => ({
       at: r.at,
@@ -450,11 +293,7 @@ export class AnonRunner {
     }));
     // The unsubscribe link needs the secret, which only the e-mails hold: a new one replaces the stored hash.
     const unsubscribeToken = newSecret();
-    await this.o.store.db
-      .updateTable("anon_reports")
-      .set({ unsubscribe_hash: hashToken(unsubscribeToken) })
-      .where("id", "=", report.id)
-      .execute();
+    await this.o.store.anon.setUnsubscribeHash(report.id, hashToken(unsubscribeToken));
     const email = reportEmail(
       {
         domain: report.domain,
@@ -476,12 +315,7 @@ export class AnonRunner {
       html: email.html,
       headers: { ...email.headers, "Message-ID": `<report-${report.id}@porchlight>` },
     });
-    await this.o.store.db
-      .updateTable("anon_reports")
-      .set({ state: "sent", sent_at: iso(this.now()), lease_until: null })
-      .where("id", "=", report.id)
-      .where("state", "=", "sending")
-      .execute();
+    await this.o.store.anon.markSent(report.id, iso(this.now()));
     this.o.logger.info({ report: report.id }, "24-hour report sent");
   }
 }

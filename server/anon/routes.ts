@@ -1,13 +1,22 @@
-import type { Context, Hono, MiddlewareHandler } from "hono";
-import { z } from "zod";
-import { clientAddress, clientKey } from "../api/client-address.ts";
-import { ApiError, badRequest, notFound } from "../api/errors.ts";
-import { enforceLimit, type Limiter, type LimitRule } from "../api/rate-limit.ts";
-import { envelope, type Route, route } from "../api/route.ts";
-import type { Clock } from "../api/time.ts";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
-import { Envelope, Timestamp } from "../contract/common.ts";
+import {
+  type DomainFacts,
+  ReportAccepted,
+  ReportRequest,
+  SnapshotAccepted,
+  SnapshotAnswer,
+  SnapshotParams,
+  SnapshotRequest,
+  type SnapshotStatus,
+} from "../contract/anon.ts";
+import { envelope } from "../contract/common.ts";
 import { escapeHtml } from "../html.ts";
+import { clientAddress, clientKey } from "../http/client-address.ts";
+import { ApiError, badRequest, notFound } from "../http/errors.ts";
+import { enforceLimit, type Limiter, type LimitRule } from "../http/rate-limit.ts";
+import { type App, type Route, route } from "../http/route.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { parseDomainInput } from "./domain-input.ts";
@@ -25,7 +34,6 @@ import {
   requestSnapshot,
 } from "./jobs.ts";
 import type { Mailer } from "./mail.ts";
-import { DomainFacts } from "./snapshot.ts";
 
 export const ANON_PREFIX = "/public/anon";
 /** How long a client should wait before polling a snapshot again. */
@@ -39,49 +47,6 @@ export interface AnonDeps {
   mailer: Mailer;
   limiter: Limiter;
 }
-
-export const SnapshotStatus = z.enum(["queued", "running", "ready", "failed"]);
-
-const SnapshotRequest = z.strictObject({
-  domain: z.string().meta({
-    description:
-      "A domain name (international names are converted to ASCII). A leading http:// or https:// is stripped with everything from the first /, ? or #; IP addresses, ports, user info and other schemes are refused.",
-    example: "example.com",
-  }),
-});
-
-const SnapshotAccepted = Envelope(
-  z.object({
-    snapshotId: z.string(),
-    pollAfterMs: z.int().meta({ description: "Wait this long before polling GET /public/anon/domain-snapshot/{id}" }),
-  }),
-);
-
-const SnapshotAnswer = Envelope(
-  z.object({
-    snapshotId: z.string(),
-    status: SnapshotStatus,
-    pollAfterMs: z.int().optional().meta({ description: "While queued or running: when to poll again" }),
-    error: z.string().optional().meta({ description: "When failed: why" }),
-    snapshot: z
-      .object({ domain: z.string(), updatedAt: Timestamp, snapshot: DomainFacts })
-      .optional()
-      .meta({ description: "When ready" }),
-  }),
-);
-
-const ReportRequest = z.strictObject({
-  domain: SnapshotRequest.shape.domain,
-  email: z.email().max(254).meta({ description: "Where the confirmation and then the report go" }),
-});
-
-const ReportAccepted = Envelope(
-  z.object({
-    status: z.literal("confirmation_sent"),
-    domain: z.string(),
-    confirmWithinHours: z.int(),
-  }),
-);
 
 function domainOrThrow(raw: string): string {
   const parsed = parseDomainInput(raw);
@@ -137,12 +102,7 @@ export function anonRoutes({ store, clock, config, logger, mailer, limiter }: An
       tag: "Anonymous utilities",
       access: "none",
       rateLimit: "client",
-      params: z.object({
-        snapshotId: z
-          .string()
-          .regex(/^[\w-]{1,64}$/)
-          .meta({ description: "The id POST /public/anon/domain-snapshot answered" }),
-      }),
+      params: SnapshotParams,
       response: {
         status: 200,
         description: "The snapshot's state, and the snapshot once ready",
@@ -154,7 +114,7 @@ export function anonRoutes({ store, clock, config, logger, mailer, limiter }: An
         const row = await getSnapshot(store, params.snapshotId);
         // Word for word what an id that could never exist gets (route.ts's pathParser).
         if (!row) throw notFound("Domain snapshot");
-        const status = row.status as z.infer<typeof SnapshotStatus>;
+        const status = row.status as SnapshotStatus;
         if (status === "ready" && row.result) {
           return envelope(200, "Snapshot is ready", {
             snapshotId: row.id,
@@ -270,7 +230,7 @@ const validToken = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
  * button's POST confirms or cancels. The unsubscribe POST also takes RFC 8058's one-click form
  * (`List-Unsubscribe=One-Click` posted to the link itself).
  */
-export function anonPages(app: Hono, { store, clock }: Pick<AnonDeps, "store" | "clock">): void {
+export function anonPages(app: App, { store, clock }: Pick<AnonDeps, "store" | "clock">): void {
   const base = `${ANON_PREFIX}/domain-report-24h`;
   const unknown = (c: Context) =>
     page(c, 404, "Link not recognised", "<p>This link is not (or no longer) valid. Ask for a new report.</p>");

@@ -1,4 +1,4 @@
-import type { Clock } from "../api/time.ts";
+import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { DomainLookup, loadBootstrap, type RdapBootstrap } from "../engine/domain.ts";
 import type { Logger } from "../log.ts";

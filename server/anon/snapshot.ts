@@ -1,34 +1,9 @@
-import { z } from "zod";
+import type { DomainFacts } from "../contract/anon.ts";
 import { DomainLookup } from "../engine/domain.ts";
 import { cloudflareChallenge, detectCdn, detectCms } from "./detect.ts";
 import { type Fetched, type FetchPolicy, safeFetch } from "./fetcher.ts";
 
 const DAY_MS = 86_400_000;
-
-/** The inner snapshot of spec 2.7. Unknown facts are null (a site without TLS has no certificate to count). */
-export const DomainFacts = z
-  .object({
-    reachable: z.boolean().meta({ description: "An HTTP answer arrived (over https, else http), whatever its status" }),
-    httpStatus: z.int().meta({ description: "Status of the final answer after redirects; 0 when none arrived" }),
-    cloudflareChallenge: z.boolean().meta({ description: "The answer was an anti-bot challenge (Cloudflare's)" }),
-    responseTimeMs: z.number().meta({ description: "From the first request to the final answer's body" }),
-    redirects: z.int(),
-    cdn: z.string().meta({ description: "CDN recognised from the answer's headers, or None" }),
-    cms: z.string().meta({ description: "CMS recognised from headers and HTML, or Unknown" }),
-    ssl: z.object({
-      valid: z
-        .boolean()
-        .meta({ description: "https answered with a certificate that is trusted, current and names the host" }),
-      daysLeft: z.int().nullable().meta({ description: "Days until the certificate expires; null without https" }),
-    }),
-    domainMeta: z.object({
-      registrar: z.string().nullable(),
-      expirationDate: z.string().nullable().meta({ description: "ISO 8601; null when the registry does not say" }),
-      daysLeft: z.int().nullable(),
-    }),
-  })
-  .meta({ id: "DomainFacts" });
-export type DomainFacts = z.infer<typeof DomainFacts>;
 
 export interface SnapshotDeps {
   policy: FetchPolicy;

@@ -1,6 +1,6 @@
 import { makeBadge } from "badge-maker";
 import type { Context } from "hono";
-import { overallStatus } from "../../components/porchlight-status/porchlight-status.ts";
+import { type Clock, utcDayBefore } from "../clock.ts";
 import {
   BADGE_DAYS,
   BADGE_METRICS,
@@ -14,14 +14,15 @@ import {
   ShieldsEndpoint as ShieldsEndpointSchema,
   UptimeBadgeQuery,
 } from "../contract/badge.ts";
+import { overallStatus } from "../contract/status.ts";
 import type { PublicItem, PublicStatusPage } from "../contract/status-page.ts";
+import { notFound } from "../http/errors.ts";
+import { header, matchesEtag } from "../http/headers.ts";
+import { type Route, route } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
-import { notFound } from "./errors.ts";
-import { header, matchesEtag, strongEtag } from "./http.ts";
-import type { PageView, PageViews } from "./page-views.ts";
-import { ReadModel } from "./read-model.ts";
-import { type Route, route } from "./route.ts";
-import { type Clock, utcDayBefore } from "./time.ts";
+import { strongEtag } from "../views/headers.ts";
+import type { PageView, PageViews } from "../views/page-views.ts";
+import { ReadModel } from "../views/read-model.ts";
 
 /** Shields' own caches keep an endpoint badge 300 s at least; browsers and image proxies may keep ours a minute. */
 const CACHE_CONTROL = "public, max-age=60";
@@ -173,7 +174,7 @@ export class BadgePages {
     if (cached) return cached.visibility === "public" ? this.page(cached) : null;
     // One query decides for every slug alike, before any view is assembled.
     const hidden = await this.hidden.get(slug, async () =>
-      (await this.store.getPageBySlug(slug))?.visibility === "public" ? null : true,
+      (await this.store.pages.getBySlug(slug))?.visibility === "public" ? null : true,
     );
     if (hidden) return null;
     const view = await this.views.get(slug);

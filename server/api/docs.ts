@@ -5,11 +5,12 @@ import { basename, dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
-import type { Context, Hono } from "hono";
+import type { Context } from "hono";
 import { escapeHtml } from "../html.ts";
-import { ApiError } from "./errors.ts";
-import { header } from "./http.ts";
-import { OPENAPI_PATH } from "./openapi.ts";
+import { ApiError } from "../http/errors.ts";
+import { header } from "../http/headers.ts";
+import { OPENAPI_PATH } from "../http/openapi.ts";
+import type { App } from "../http/route.ts";
 
 /** Where the page and its files are served. */
 export const DOCS_PATH = "/docs";
@@ -126,7 +127,7 @@ function contentSecurityPolicy(publicUrl: string): string {
  * hosted status pages, not part of the API. The files are read on the first request, so that an app that never
  * serves the page never reads them.
  */
-export function docsRoutes(app: Hono, { publicUrl }: { publicUrl: string }): void {
+export function docsRoutes(app: App, { publicUrl }: { publicUrl: string }): void {
   let docs: Docs | undefined;
   const pageHeaders = {
     "content-type": "text/html; charset=utf-8",

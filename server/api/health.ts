@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ENGINE_TIMERS, type EngineHealth } from "../engine/engine.ts";
+import { ApiError } from "../http/errors.ts";
+import { route } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
-import { ApiError } from "./errors.ts";
-import { route } from "./route.ts";
 
 const Health = z.object({ status: z.literal("ok") });
 

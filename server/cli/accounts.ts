@@ -27,10 +27,10 @@ export async function tokenCreate(
 
 /** `token list`: a tab-separated table with a header line. */
 export async function tokenList(store: Store, email: string, io: Io): Promise<void> {
-  const user = await store.findUserByEmail(email);
+  const user = await store.accounts.findUserByEmail(email);
   if (!user) throw new AccountError(`No user with e-mail ${email}`);
   io.out(["ID", "NAME", "CREATED", "LAST USED", "STATE"].join("\t"));
-  for (const t of await store.listTokens(user.id)) {
+  for (const t of await store.accounts.listTokens(user.id)) {
     const state = t.revoked_at ? `revoked ${t.revoked_at}` : "active";
     io.out([t.id, t.name, t.created_at, t.last_used_at ?? "never", state].join("\t"));
   }
@@ -38,7 +38,7 @@ export async function tokenList(store: Store, email: string, io: Io): Promise<vo
 
 /** `token revoke`: revoking a revoked token again is not an error; an unknown ID is. */
 export async function tokenRevoke(store: Store, id: string, io: Io, now: Date): Promise<void> {
-  const result = await store.revokeToken(id, now.toISOString());
+  const result = await store.accounts.revokeToken(id, now.toISOString());
   if (result === "missing") throw new AccountError(`No token with ID ${id}`);
   io.out(result === "revoked" ? `Revoked ${id}` : `${id} was already revoked`);
 }

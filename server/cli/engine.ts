@@ -1,4 +1,4 @@
-import { systemClock } from "../api/time.ts";
+import { systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { DomainLookup, loadBootstrap } from "../engine/domain.ts";
 import { Engine } from "../engine/engine.ts";

@@ -95,3 +95,8 @@ export const Pagination = z.object({
   total: z.int(),
   totalPages: z.int(),
 });
+
+/** A success answer in the envelope (spec 2.1): the HTTP status, a message, and the data. */
+export function envelope<T>(status: number, message: string, data: T) {
+  return { status, body: { success: true as const, message, code: status, data } };
+}

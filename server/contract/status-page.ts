@@ -36,9 +36,26 @@ export const Slug = z
   .refine((slug) => !RESERVED_SLUGS.has(slug), "is reserved; choose another slug")
   .meta({ description: "Short, URL-safe identifier of the page", example: "acme" });
 
-export const Visibility = z
-  .enum(["public", "private", "password"])
-  .meta({ description: "public: anyone; password: X-Status-Page-Password header; private: workspace members only" });
+/** Who may read a page, as every answer names it (spec 2.6). */
+export const Visibility = z.enum(["public", "private", "password-protected"]).meta({
+  description: "public: anyone; password-protected: X-Status-Page-Password header; private: workspace members only",
+});
+export type Visibility = z.infer<typeof Visibility>;
+
+/**
+ * A visibility as requests name it: the spec's values, or `password`, the name releases before spec 2.6's were
+ * answered with, accepted as an alias and read as password-protected. What is parsed is always a Visibility.
+ */
+export const VisibilityInput = z
+  .enum(["public", "private", "password-protected", "password"], {
+    error: "must be public, private or password-protected (password is accepted for password-protected)",
+  })
+  .transform((v): Visibility => (v === "password" ? "password-protected" : v))
+  .pipe(Visibility)
+  .meta({
+    description:
+      "public: anyone; password-protected: X-Status-Page-Password header; private: workspace members only. password is accepted as an alias of password-protected, which is what answers name.",
+  });
 
 export const PagePassword = z
   .string()
@@ -47,7 +64,7 @@ export const PagePassword = z
   // HTTP trims header values, so these characters could never arrive in X-Status-Page-Password.
   .refine((p) => p.trim() === p, "must not begin or end with white space")
   .refine((p) => [...p].every((ch) => ch >= " " && ch !== "\u007f"), "must not contain control characters")
-  .meta({ description: "Write-only; stored as an scrypt hash. Required when visibility is password." });
+  .meta({ description: "Write-only; stored as an scrypt hash. Required when visibility is password-protected." });
 
 /** A host name without scheme, port or path. */
 export const CustomDomain = z
@@ -97,7 +114,7 @@ export const DEFAULT_THEME: Theme = Theme.parse({});
 export const DEFAULT_DISPLAY: DisplayOptions = DisplayOptions.parse({});
 
 const passwordRule = {
-  message: "a password of at least 8 characters is required when visibility is password",
+  message: "a password of at least 8 characters is required when visibility is password-protected",
   path: ["password"],
 };
 
@@ -106,15 +123,16 @@ export const StatusPageCreate = z
     name: z.string().trim().min(1).max(100),
     slug: Slug,
     description: z.string().max(2000).default(""),
-    visibility: Visibility.default("public"),
+    // A prefault, not a default: zod documents no input default on a schema that transforms.
+    visibility: VisibilityInput.prefault("public"),
     password: PagePassword.optional(),
     theme: Theme.default(DEFAULT_THEME),
     display: DisplayOptions.default(DEFAULT_DISPLAY),
     customDomain: CustomDomain.nullable().default(null),
   })
-  .refine((p) => p.visibility !== "password" || p.password !== undefined, passwordRule)
-  .refine((p) => p.visibility === "password" || p.password === undefined, {
-    message: "can only be set when visibility is password",
+  .refine((p) => p.visibility !== "password-protected" || p.password !== undefined, passwordRule)
+  .refine((p) => p.visibility === "password-protected" || p.password === undefined, {
+    message: "can only be set when visibility is password-protected",
     path: ["password"],
   })
   .meta({ id: "StatusPageCreate" });
@@ -126,7 +144,7 @@ export const StatusPagePatch = z
     name: z.string().trim().min(1).max(100).optional(),
     slug: Slug.optional(),
     description: z.string().max(2000).optional(),
-    visibility: Visibility.optional(),
+    visibility: VisibilityInput.optional(),
     password: PagePassword.optional(),
     theme: Theme.partial().optional(),
     display: DisplayOptions.partial().optional(),
@@ -204,7 +222,11 @@ export const INCIDENT_STATUSES = ["investigating", "identified", "monitoring", "
 export const IncidentStatus = z.enum(INCIDENT_STATUSES);
 export type IncidentStatus = z.infer<typeof IncidentStatus>;
 
-export const IncidentUpdate = z.object({ timestamp: Timestamp, status: IncidentStatus, message: z.string() });
+export const IncidentUpdate = z.object({
+  timestamp: Timestamp.meta({ description: "When the update happened: its given time, else when it was posted" }),
+  status: IncidentStatus,
+  message: z.string(),
+});
 
 export const Incident = z
   .object({
@@ -224,13 +246,21 @@ export type Incident = z.infer<typeof Incident>;
 
 const Message = z.string().trim().min(1).max(5000);
 
+/** How far ahead of the server's clock a given time may be (client clocks drift); such a time is taken as now. */
+export const CLOCK_SKEW_SECONDS = 60;
+const skew = `a time up to ${CLOCK_SKEW_SECONDS} s ahead of the server's clock is taken as now`;
+
 export const IncidentCreate = z
   .strictObject({
     title: z.string().trim().min(1).max(200),
     status: IncidentStatus.default("investigating"),
     message: Message,
-    startedAt: Timestamp.optional().meta({ description: "Defaults to now; may not be in the future" }),
-    resolvedAt: Timestamp.optional().meta({ description: "Only with status resolved; defaults to now" }),
+    startedAt: Timestamp.optional().meta({
+      description: `Defaults to now; may not be in the future (${skew}). Stamps the first update, unless created resolved.`,
+    }),
+    resolvedAt: Timestamp.optional().meta({
+      description: `Only with status resolved; defaults to now; not in the future (${skew}), not before startedAt. Stamps the first update, which resolves.`,
+    }),
   })
   .refine((i) => i.resolvedAt === undefined || i.status === "resolved", {
     message: "resolvedAt is only allowed with status resolved",
@@ -242,7 +272,16 @@ export type IncidentCreate = z.infer<typeof IncidentCreate>;
 export const IncidentPatch = z.strictObject({ title: z.string().trim().min(1).max(200) }).meta({ id: "IncidentPatch" });
 
 export const IncidentUpdateCreate = z
-  .strictObject({ status: IncidentStatus, message: Message })
+  .strictObject({
+    status: IncidentStatus,
+    message: Message,
+    at: Timestamp.optional().meta({
+      description:
+        `When the update happened, for one entered after the fact. Defaults to now; not in the future, not before the incident started or its latest update (${skew}; equal to the latest is allowed). ` +
+        "With status resolved it becomes the incident's resolved_at, unless the incident is already resolved.",
+      example: "2026-10-31T11:30:00.000Z",
+    }),
+  })
   .meta({ id: "IncidentUpdateCreate" });
 
 export const ItemStatus = z

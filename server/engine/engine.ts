@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { Clock } from "../api/time.ts";
+import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { DnsCache } from "./dns-cache.ts";
@@ -203,11 +203,8 @@ export class Engine {
     await this.claiming;
     await Promise.allSettled([...this.running, ...this.lookups]);
     await this.flush();
-    await this.o.store.db
-      .updateTable("site_checks")
-      .set({ lease_owner: null, lease_until: null })
-      .where("lease_owner", "=", this.owner)
-      .execute()
+    await this.o.store.checks
+      .releaseLeases(this.owner)
       .catch((err) => this.o.logger.warn({ err }, "releasing leases failed; they expire by themselves"));
   }
 

@@ -1,27 +1,6 @@
-import type { SiteState, SiteStatus } from "../contract/site.ts";
-import type { ItemStatus } from "../contract/status-page.ts";
+import type { SiteState } from "../contract/site.ts";
 import { groupBy } from "../group-by.ts";
 import { THRESHOLDS } from "./thresholds.ts";
-
-/**
- * The visitor-facing label of a site (spec 3, rule 1): paused wins, healthy and degraded are up, unhealthy is
- * down, unknown stays unknown. Never stored; always derived.
- */
-export function siteStatus(state: SiteState, pause: boolean): SiteStatus {
-  if (pause) return "paused";
-  if (state === "healthy" || state === "degraded") return "up";
-  if (state === "unhealthy") return "down";
-  return "unknown";
-}
-
-/** The status a status-page item shows for its site. */
-export function itemStatus(state: SiteState, pause: boolean): ItemStatus {
-  if (pause) return "paused";
-  if (state === "healthy") return "operational";
-  if (state === "degraded") return "degraded";
-  if (state === "unhealthy") return "outage";
-  return "unknown";
-}
 
 /** What a site's healthSummary says before the engine has judged it. */
 export const NOT_CHECKED_SUMMARY = "Not checked yet.";
@@ -54,6 +33,14 @@ export interface Health {
   downIn: string[];
 }
 
+/**
+ * How long a region's latest result speaks for a site: THRESHOLDS.freshIntervals check intervals plus the timeout.
+ * Older results no longer count (the verdict), and a site whose results all went stale is judged again (judge).
+ */
+export function freshForMs(intervalMs: number, timeoutMs: number): number {
+  return THRESHOLDS.freshIntervals * intervalMs + timeoutMs;
+}
+
 const ms = (value: number) => `${Math.round(value).toLocaleString("en")} ms`;
 const list = (regions: string[]) => regions.join(", ");
 
@@ -64,7 +51,7 @@ const list = (regions: string[]) => regions.join(", ");
  * when some are down, suspect or slow; healthy otherwise; unknown when no region has a fresh result.
  */
 export function judgeHealth(input: HealthInput): Health {
-  const freshFor = THRESHOLDS.freshIntervals * input.intervalMs + input.timeoutMs;
+  const freshFor = freshForMs(input.intervalMs, input.timeoutMs);
   const byRegion = groupBy(
     input.results.filter((r) => input.regions.includes(r.region) && input.now - r.at <= freshFor),
     (r) => r.region,

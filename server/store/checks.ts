@@ -1,5 +1,8 @@
-import type { Kysely } from "kysely";
-import type { Database } from "./schema.ts";
+import { type Insertable, type Kysely, sql } from "kysely";
+import { type Connection, newId, Queries } from "./connection.ts";
+import type { IncidentQueries } from "./incidents.ts";
+import type { Database, SiteRow } from "./schema.ts";
+import type { PageQueries, ShowingItem } from "./status-pages.ts";
 
 /** A new, resumed or reconfigured site is checked at a random moment within this many ms: soon, but spread. */
 export const FIRST_CHECK_SPREAD_MS = 3000;
@@ -31,4 +34,371 @@ export async function scheduleSoon(trx: Kysely<Database>, siteId: string, region
     .values(regions.map((region) => ({ site_id: siteId, region, next_check_at: at, recent: "[]" })))
     .onConflict((oc) => oc.columns(["site_id", "region"]).doUpdateSet({ next_check_at: at }))
     .execute();
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A claimed check as stored: its region's schedule row and the site's settings (JSON columns as text). */
+export interface ClaimedRow {
+  site_id: string;
+  region: string;
+  next_check_at: string;
+  recent: string;
+  url: string;
+  method: string;
+  headers: string;
+  timeout: number;
+  check_interval: number;
+  success_codes: string;
+  error_codes: string;
+  slow_threshold_ms: number;
+  domain_checked_at: string | null;
+}
+
+/** A check that ran, to be written while its lease is still `owner`'s. */
+export interface FinishedCheck {
+  siteId: string;
+  region: string;
+  /** The engine that claimed it. */
+  owner: string;
+  /** When it was due (ISO), as claimed: an edit meanwhile moved next_check_at, and that is kept. */
+  dueAt: string;
+  /** When the region checks the site next (ISO). */
+  nextAt: string;
+  /** The region's recent results after this one (JSON text for site_checks.recent). */
+  recent: string;
+  /** The raw result row. */
+  result: Insertable<Database["check_results"]>;
+}
+
+/** A site's daily statistics to add, for one UTC day. */
+export interface StatDelta {
+  site_id: string;
+  day: string;
+  checks_total: number;
+  checks_up: number;
+  slow_count: number;
+  response_count: number;
+  response_ms_sum: number;
+  downtime_ms: number;
+}
+
+/** An open incident the engine opened for a site. */
+export interface AutomaticIncident {
+  id: number;
+  page_id: number;
+  site_id: string | null;
+  status: string;
+}
+
+/** One automatic incident write: a new incident with its first update, or an update to an open one. */
+export type IncidentWrite =
+  | { kind: "open"; incident: Insertable<Database["incidents"]>; message: string }
+  | { kind: "append"; pageId: number; incidentId: number; status: string; message: string; at: string };
+
+/** Everything judging changes, written in the caller's transaction by writeJudged. */
+export interface JudgedWrites {
+  /** Each judged site's changed columns, in the order the sites were locked. */
+  sites: { id: string; change: Partial<SiteRow> }[];
+  stats: StatDelta[];
+  /** In order: incident ids follow it. */
+  incidents: IncidentWrite[];
+}
+
+/** What judging a set of sites reads besides the sites themselves. */
+export interface JudgingData {
+  /** Each region's recent results (site_checks.recent, JSON text), by site. */
+  recent: { site_id: string; recent: string }[];
+  /** Checks, and slow or failed ones, since the window's start, of the sites asked for. */
+  windows: Map<string, { checks: number; slowOrFailed: number }>;
+}
+
+/** What the status pages show of some sites: the visible items showing them, and their open automatic incidents. */
+export interface Showing {
+  items: ShowingItem[];
+  openIncidents: AutomaticIncident[];
+}
+
+/**
+ * The engine's schedule and what it writes: claiming due checks with a lease, the raw results and each region's
+ * recent ones, the judged sites, their daily statistics and automatic incidents, domain registrations, pruning.
+ * PostgreSQL locks rows (FOR UPDATE, SKIP LOCKED for claims) so that engines in many processes share the work;
+ * SQLite has one writer at a time anyway.
+ */
+export class CheckQueries extends Queries {
+  constructor(
+    connection: Connection,
+    private readonly pages: PageQueries,
+    private readonly incidents: IncidentQueries,
+  ) {
+    super(connection);
+  }
+
+  /**
+   * Claims up to `limit` due checks of a region with a lease, in one transaction. PostgreSQL skips rows another
+   * engine holds locked (FOR UPDATE SKIP LOCKED). The lease outlives the longest check of the batch (its site's
+   * timeout) by `leaseMarginMs`, so a check whose process died is claimed again after it.
+   */
+  claimDue(opts: {
+    region: string;
+    owner: string;
+    now: number;
+    limit: number;
+    leaseMarginMs: number;
+  }): Promise<ClaimedRow[]> {
+    const now = iso(opts.now);
+    return this.transaction(async (trx) => {
+      const rows = await trx
+        .selectFrom("site_checks as c")
+        .innerJoin("sites as s", "s.id", "c.site_id")
+        .select([
+          "c.site_id",
+          "c.region",
+          "c.next_check_at",
+          "c.recent",
+          "s.url",
+          "s.method",
+          "s.headers",
+          "s.timeout",
+          "s.check_interval",
+          "s.success_codes",
+          "s.error_codes",
+          "s.slow_threshold_ms",
+          "s.domain_checked_at",
+        ])
+        .where("c.region", "=", opts.region)
+        .where("c.next_check_at", "<=", now)
+        .where((eb) => eb.or([eb("c.lease_until", "is", null), eb("c.lease_until", "<", now)]))
+        .where("s.pause", "=", 0)
+        .where("s.enabled", "=", 1)
+        .orderBy("c.next_check_at")
+        .limit(opts.limit)
+        .$if(this.dialect === "postgres", (qb) => qb.forUpdate("c").skipLocked())
+        .execute();
+      if (rows.length === 0) return [];
+      const longest = Math.max(...rows.map((r) => r.timeout)) * 1000;
+      await trx
+        .updateTable("site_checks")
+        .set({ lease_owner: opts.owner, lease_until: iso(opts.now + longest + opts.leaseMarginMs) })
+        .where("region", "=", opts.region)
+        .where(
+          "site_id",
+          "in",
+          rows.map((r) => r.site_id),
+        )
+        .execute();
+      return rows;
+    });
+  }
+
+  /** Hands back every lease `owner` holds (an engine stopping), so that another engine can check those sites at once. */
+  async releaseLeases(owner: string): Promise<void> {
+    await this.db
+      .updateTable("site_checks")
+      .set({ lease_owner: null, lease_until: null })
+      .where("lease_owner", "=", owner)
+      .execute();
+  }
+
+  /**
+   * Locks the sites for the rest of the transaction and reads them (PostgreSQL; in id order so that two engines
+   * never deadlock), by id.
+   */
+  async lockSites(trx: Kysely<Database>, ids: string[]): Promise<Map<string, SiteRow>> {
+    const sorted = [...ids].sort();
+    const rows = await trx
+      .selectFrom("sites")
+      .selectAll()
+      .where("id", "in", sorted)
+      .orderBy("id")
+      .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
+      .execute();
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /**
+   * Writes finished checks: each region's recent results and next due time, and the lease given back, then the raw
+   * results. Only while the lease is still the check's owner's: a batch written twice (a retry after a commit whose
+   * answer was lost) or after the lease passed to another engine is skipped, so nothing is counted twice or
+   * overwritten. Returns the checks written.
+   */
+  async finishChecks<T extends FinishedCheck>(trx: Kysely<Database>, checks: T[]): Promise<T[]> {
+    const live: T[] = [];
+    for (const check of checks) {
+      const updated = await trx
+        .updateTable("site_checks")
+        .set({
+          recent: check.recent,
+          // A site edited while its check ran was rescheduled to "soon": keep that.
+          next_check_at: sql<string>`case when next_check_at = ${check.dueAt} then ${check.nextAt} else next_check_at end`,
+          lease_owner: null,
+          lease_until: null,
+        })
+        .where("site_id", "=", check.siteId)
+        .where("region", "=", check.region)
+        .where("lease_owner", "=", check.owner)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) > 0) live.push(check);
+    }
+    for (let i = 0; i < live.length; i += 100) {
+      const chunk = live.slice(i, i + 100);
+      await trx
+        .insertInto("check_results")
+        .values(chunk.map((c) => c.result))
+        .execute();
+    }
+    return live;
+  }
+
+  /** The ids of sites due to be judged again by time alone (rejudge_at passed), the longest due first. */
+  async dueForJudging(now: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("sites")
+      .select("id")
+      .where("rejudge_at", "<=", now)
+      .orderBy("rejudge_at")
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * What judging these sites reads, in the caller's transaction: their regions' recent results, and the chronic
+   * window (checks since `windowFrom`) of the sites in `windowsOf`.
+   */
+  async judgingData(
+    trx: Kysely<Database>,
+    siteIds: string[],
+    opts: { windowsOf: string[]; windowFrom: string },
+  ): Promise<JudgingData> {
+    const recent = await trx
+      .selectFrom("site_checks")
+      .select(["site_id", "recent"])
+      .where("site_id", "in", siteIds)
+      .execute();
+    const windows = new Map<string, { checks: number; slowOrFailed: number }>();
+    if (opts.windowsOf.length > 0) {
+      const rows = await trx
+        .selectFrom("check_results")
+        .select((eb) => [
+          "site_id",
+          eb.fn.countAll().as("checks"),
+          eb.fn.sum(sql<number>`case when ok = 0 or slow = 1 then 1 else 0 end`).as("bad"),
+        ])
+        .where("site_id", "in", opts.windowsOf)
+        .where("at", ">=", opts.windowFrom)
+        .groupBy("site_id")
+        .execute();
+      for (const w of rows) windows.set(w.site_id, { checks: Number(w.checks), slowOrFailed: Number(w.bad ?? 0) });
+    }
+    return { recent, windows };
+  }
+
+  /**
+   * What the status pages show of sites whose automatic incidents move, in the caller's transaction: read only for
+   * those sites, and only when some move, so a judgement that changes no state costs no more.
+   */
+  async showing(trx: Kysely<Database>, siteIds: string[]): Promise<Showing> {
+    if (siteIds.length === 0) return { items: [], openIncidents: [] };
+    return {
+      items: await this.pages.visibleItemsOf(trx, siteIds),
+      openIncidents: await this.incidents.openAutomatic(trx, siteIds),
+    };
+  }
+
+  /**
+   * Writes what judging decided, in the caller's transaction: the sites' changed columns, the daily statistics
+   * (added to the day's row, in key order), the automatic incidents (each touching its page). Returns the rows
+   * written.
+   */
+  async writeJudged(trx: Kysely<Database>, writes: JudgedWrites, now: string): Promise<number> {
+    let rows = 0;
+    for (const { id, change } of writes.sites) {
+      await trx.updateTable("sites").set(change).where("id", "=", id).execute();
+      rows++;
+    }
+    rows += await this.addStats(trx, writes.stats, now);
+    for (const write of writes.incidents) {
+      if (write.kind === "open") {
+        await this.incidents.insert(trx, write.incident, write.message);
+      } else {
+        await this.incidents.appendUpdate(trx, write.pageId, write.incidentId, write.status, write.message, write.at);
+      }
+      rows += 2;
+    }
+    return rows;
+  }
+
+  private async addStats(trx: Kysely<Database>, deltas: StatDelta[], now: string): Promise<number> {
+    const key = (d: StatDelta) => `${d.site_id}|${d.day}`;
+    const sorted = [...deltas].sort((a, b) => key(a).localeCompare(key(b)));
+    for (let i = 0; i < sorted.length; i += 50) {
+      const chunk = sorted.slice(i, i + 50).map((d) => ({
+        id: newId(),
+        ...d,
+        downtime_minutes: Math.floor(d.downtime_ms / 60_000),
+        version: 0,
+        created_at: now,
+        updated_at: now,
+      }));
+      await trx
+        .insertInto("daily_stats")
+        .values(chunk)
+        .onConflict((oc) =>
+          oc.columns(["site_id", "day"]).doUpdateSet((eb) => ({
+            checks_total: eb("daily_stats.checks_total", "+", eb.ref("excluded.checks_total")),
+            checks_up: eb("daily_stats.checks_up", "+", eb.ref("excluded.checks_up")),
+            slow_count: eb("daily_stats.slow_count", "+", eb.ref("excluded.slow_count")),
+            response_count: eb("daily_stats.response_count", "+", eb.ref("excluded.response_count")),
+            response_ms_sum: eb("daily_stats.response_ms_sum", "+", eb.ref("excluded.response_ms_sum")),
+            downtime_ms: eb("daily_stats.downtime_ms", "+", eb.ref("excluded.downtime_ms")),
+            downtime_minutes: sql<number>`(daily_stats.downtime_ms + excluded.downtime_ms) / 60000`,
+            version: eb("daily_stats.version", "+", 1),
+            updated_at: eb.ref("excluded.updated_at"),
+          })),
+        )
+        .execute();
+    }
+    return sorted.length;
+  }
+
+  /**
+   * Stores a site's domain registration, looked up at `checkedAt`, and asks for its conditions to be judged again
+   * at `now` with the new expiry. A failed lookup (null) only stamps `checkedAt`.
+   */
+  async recordDomain(
+    siteId: string,
+    lookup: { checkedAt: string; info: { domain: string; expiresAt: string | null; registrar: string | null } | null },
+    now: string,
+  ): Promise<void> {
+    const { checkedAt, info } = lookup;
+    const changes = info
+      ? {
+          domain_checked_at: checkedAt,
+          domain_info: JSON.stringify({ domain: info.domain, expiresAt: info.expiresAt, registrar: info.registrar }),
+          domain_expiration: info.expiresAt,
+          conditions_at: null,
+          rejudge_at: now,
+        }
+      : { domain_checked_at: checkedAt };
+    await this.db.updateTable("sites").set(changes).where("id", "=", siteId).execute();
+  }
+
+  /** Deletes raw results older than `before`, a batch per transaction, so writers never wait long; returns how many. */
+  async pruneResults(before: string, batch: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const result = await this.db
+        .deleteFrom("check_results")
+        .where(
+          "id",
+          "in",
+          this.db.selectFrom("check_results").select("id").where("at", "<", before).orderBy("at").limit(batch),
+        )
+        .executeTakeFirst();
+      const n = Number(result.numDeletedRows);
+      total += n;
+      if (n < batch) return total;
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { Generated, Selectable } from "kysely";
 
 /**
  * The tables, as both dialects hold them. Portable on purpose: timestamps are ISO 8601 UTC text (they sort as
@@ -169,3 +169,11 @@ export interface Database {
     error: string | null;
   };
 }
+
+export type SiteRow = Selectable<Database["sites"]>;
+export type PageRow = Selectable<Database["status_pages"]>;
+export type ItemRow = Selectable<Database["status_page_items"]>;
+export type IncidentRow = Selectable<Database["incidents"]>;
+export type IncidentUpdateRow = Selectable<Database["incident_updates"]>;
+export type StatRow = Selectable<Database["daily_stats"]>;
+export type TokenRow = Selectable<Database["api_tokens"]>;

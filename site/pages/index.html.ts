@@ -1,7 +1,7 @@
 import type { APIRoute } from "astro";
+import { indexDocument } from "../../server/pages/render.ts";
 import { siteBase } from "../options.ts";
 import { publicPages } from "../public-pages.ts";
-import { indexDocument } from "../render.ts";
 
 /** The list of public pages. */
 export const GET: APIRoute = async () => {

@@ -9,8 +9,8 @@ import { createAnonRunner } from "../../server/anon/setup.ts";
 import { ErrorEnvelope } from "../../server/contract/common.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { makeCertificates } from "../engine/certificates.ts";
 import { client, describeStores, fromAddress, makeApp, seedOwner, TestClock, testConfig } from "../helpers.ts";
+import { makeCertificates } from "../support/certificates.ts";
 
 /*
  * The anonymous utilities end to end, on both stores: the routes, the runner with the production address policy

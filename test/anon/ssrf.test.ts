@@ -11,8 +11,8 @@ import {
   safeFetch,
 } from "../../server/anon/fetcher.ts";
 import { DomainLookup } from "../../server/engine/domain.ts";
-import { PUBLIC, REFUSED } from "../engine/addresses.ts";
-import { makeCertificates, type TestCertificates } from "../engine/certificates.ts";
+import { PUBLIC, REFUSED } from "../support/addresses.ts";
+import { makeCertificates, type TestCertificates } from "../support/certificates.ts";
 
 /*
  * Real sockets only. A trap listens on 127.0.0.1 and counts every TCP connection it is offered; the servers the

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
 import { BadgeParams, ItemBadgeParams, ShieldsEndpoint } from "../../server/contract/badge.ts";
 import { ErrorEnvelope } from "../../server/contract/common.ts";
 import type { Store } from "../../server/store/store.ts";
-import { client, describeStores, seedOwner, seedStatusPage, TestClock } from "../helpers.ts";
+import { client, describeStores, seedOwner, seedStatusPage, TestClock, useStore } from "../helpers.ts";
 import { appWithEngine, localTargets } from "./with-engine.ts";
 
 let targets: Awaited<ReturnType<typeof localTargets>>;
@@ -28,7 +28,6 @@ test("the path parameters are a page's Slug and an item id: the route table answ
 
 describeStores("status badges", (kind) => {
   let store: Store;
-  let cleanup: () => Promise<void>;
   let clock: TestClock;
   let made: ReturnType<typeof appWithEngine>;
   let api: ReturnType<typeof client>;
@@ -36,8 +35,8 @@ describeStores("status badges", (kind) => {
   let badgePaths: string[];
   let items: { id: number; label: string }[];
 
-  beforeEach(async () => {
-    ({ store, cleanup } = await kind.open());
+  useStore(kind, { each: true }, async (opened) => {
+    ({ store } = opened);
     clock = new TestClock();
     made = appWithEngine(store, clock);
     api = client(made.app, (await seedOwner(store)).token);
@@ -46,10 +45,7 @@ describeStores("status badges", (kind) => {
     items = (await api.get(`/public/v1/status-pages/${acme.id}`)).json.data.items;
     const doc = (await api.get("/public/v1/openapi.json")).json;
     badgePaths = Object.keys(doc.paths).filter((path) => path.startsWith("/badge/"));
-  });
-  afterEach(async () => {
-    await made.engine.stop();
-    await cleanup();
+    return () => made.engine.stop();
   });
 
   const get = (path: string, headers: Record<string, string> = {}) => made.app.request(path, { headers });

@@ -3,15 +3,18 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createApp } from "../../server/api/app.ts";
-import { EMBED_DIR, type EmbedManifest } from "../../server/api/embed.ts";
+import { describe, expect, test } from "vitest";
+import { createApp } from "../../server/app.ts";
 import { createLogger } from "../../server/log.ts";
-import type { Store } from "../../server/store/store.ts";
-import { sqliteKind, testConfig } from "../helpers.ts";
+import { EMBED_DIR, type EmbedManifest } from "../../server/views/embed-assets.ts";
+import { sqliteKind, testConfig, useStore } from "../helpers.ts";
 
-/** The issue's budget: all of the element, Lit included, at most 12 KB (12 × 1024 bytes) gzipped. */
-const BUDGET_GZIP_BYTES = 12 * 1024;
+/**
+ * The issue's budget: all of the element, Lit included, at most 13 KB (13 × 1024 bytes) gzipped. It was 12 KB until
+ * issue 17's protected and error states (a content-sized box, the wait in words, the focus after unlocking) took
+ * the script from 12,138 to about 12,470 bytes; issue 17 allows 13 KB.
+ */
+const BUDGET_GZIP_BYTES = 13 * 1024;
 
 // dist/embed is built by the test run's global setup, exactly as `npm run build` builds it.
 const script = readFileSync(join(EMBED_DIR, "porchlight.js"));
@@ -40,17 +43,17 @@ describe("the built element", () => {
 });
 
 describe("GET /embed/*", () => {
-  let store: Store;
-  let cleanup: () => Promise<void>;
   let app: ReturnType<typeof createApp>["app"];
-  const appWith = (embedDir?: string) =>
-    createApp({ store, config: testConfig(), logger: createLogger("silent"), ...(embedDir ? { embedDir } : {}) }).app;
-
-  beforeAll(async () => {
-    ({ store, cleanup } = await sqliteKind.open());
+  const opened = useStore(sqliteKind, () => {
     app = appWith();
   });
-  afterAll(() => cleanup());
+  const appWith = (embedDir?: string) =>
+    createApp({
+      store: opened.store,
+      config: testConfig(),
+      logger: createLogger("silent"),
+      ...(embedDir ? { embedDir } : {}),
+    }).app;
 
   test("serves the script to any origin, cached briefly, compressed as the client accepts", async () => {
     const plain = await app.request("/embed/porchlight.js", { headers: { Origin: "https://shop.example" } });

@@ -1,11 +1,19 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { createApp } from "../../server/api/app.ts";
-import type { Route } from "../../server/api/route.ts";
+import { expect, test } from "vitest";
+import { createApp } from "../../server/app.ts";
+import type { Route } from "../../server/http/route.ts";
 import { createLogger } from "../../server/log.ts";
-import type { Store } from "../../server/store/store.ts";
-import { client, seedOwner, seedStatusPage, sqliteKind, TestClock, testConfig, UNKNOWN_PARAMS } from "../helpers.ts";
+import {
+  client,
+  seedOwner,
+  seedStatusPage,
+  sqliteKind,
+  TestClock,
+  testConfig,
+  UNKNOWN_PARAMS,
+  useStore,
+} from "../helpers.ts";
 
 /**
  * Every answer carries X-Content-Type-Options: nosniff, so that no browser runs JSON, an error or an SVG as a script
@@ -13,8 +21,6 @@ import { client, seedOwner, seedStatusPage, sqliteKind, TestClock, testConfig, U
  * paths that answer before the framework, and the body limit's 413 on a real socket.
  */
 
-let store: Store;
-let cleanup: () => Promise<void>;
 let made: ReturnType<typeof createApp>;
 let server: Server;
 let base: string;
@@ -22,8 +28,7 @@ let token: string;
 let ids: Record<string, string>;
 const clock = new TestClock();
 
-beforeAll(async () => {
-  ({ store, cleanup } = await sqliteKind.open());
+useStore(sqliteKind, async ({ store }) => {
   made = createApp({ store, config: testConfig(), logger: createLogger("silent"), clock, checkResponses: true });
   token = (await seedOwner(store)).token;
   const api = client(made.app, token);
@@ -42,12 +47,10 @@ beforeAll(async () => {
   server = createServer(made.listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  await cleanup();
+  return async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
 });
 
 const UNKNOWN = UNKNOWN_PARAMS;

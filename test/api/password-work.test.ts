@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { verifyPassword } from "../../server/accounts/secrets.ts";
-import { createApp } from "../../server/api/app.ts";
+import { createApp } from "../../server/app.ts";
 import { ConfigError, loadConfig } from "../../server/config.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { client, describeStores, fromAddress, seedOwner, TestClock, testConfig } from "../helpers.ts";
+import { client, describeStores, fromAddress, seedOwner, TestClock, testConfig, useStore } from "../helpers.ts";
 
 const PASSWORD = "the right password";
 
@@ -33,15 +33,14 @@ test("the budget's configuration: 2 hashes at once, 4 a second, 1 a second per p
  */
 describeStores("the work of password checks is bounded", (kind) => {
   let store: Store;
-  let cleanup: () => Promise<void>;
   let api: ReturnType<typeof client>;
   let app: ReturnType<typeof createApp>["app"];
   let hashes = 0;
   /** The work budget's clock, in ms. */
   let now = 0;
 
-  beforeAll(async () => {
-    ({ store, cleanup } = await kind.open());
+  useStore(kind, async (opened) => {
+    ({ store } = opened);
     ({ app } = createApp({
       store,
       config: testConfig(),
@@ -58,7 +57,6 @@ describeStores("the work of password checks is bounded", (kind) => {
     }));
     api = client(app, (await seedOwner(store)).token);
   });
-  afterAll(() => cleanup());
 
   let n = 0;
   /** A new password page: creating it hashes its password outside the budget, so counts start after it. */

@@ -1,6 +1,6 @@
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { PublicIncidents, PublicItems, PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Store } from "../../server/store/store.ts";
 import {
@@ -13,6 +13,7 @@ import {
   seedOwner,
   seedStats,
   type TestClock,
+  useStore,
 } from "../helpers.ts";
 
 const PASSWORD = "Correct Horse 🐎 Battery";
@@ -26,7 +27,6 @@ const ROOMY_BUDGET = {
 
 describeStores("public status page reads", (kind) => {
   let store: Store;
-  let cleanup: () => Promise<void>;
   let app: App;
   let listener: RequestListener;
   let clock: TestClock;
@@ -34,15 +34,14 @@ describeStores("public status page reads", (kind) => {
   let api: ReturnType<typeof client>;
   let queries: string[] = [];
 
-  beforeAll(async () => {
-    ({ store, cleanup } = await kind.open({ onQuery: (sql) => queries.push(sql) }));
+  useStore(kind, { onQuery: (sql) => queries.push(sql) }, async (opened) => {
+    ({ store } = opened);
     ({ app, listener, clock } = makeApp(store, {
       env: { PORCHLIGHT_PASSWORD_ATTEMPTS: "5", ...ROOMY_BUDGET },
     }));
     owner = await seedOwner(store, "stack");
     api = client(app, owner.token);
   });
-  afterAll(() => cleanup());
 
   let n = 0;
   const makePage = async (body: Record<string, unknown> = {}, items = 2) => {
@@ -135,11 +134,14 @@ describeStores("public status page reads", (kind) => {
     const { page, slug } = await makePage();
     const first = await anon(`/public/v1/status-page/${slug}`);
     const etag = first.headers.get("etag") as string;
-    expect(etag).toMatch(/^"[\w-]+"$/);
+    // Weak: it covers what a visitor sees, not the check times (wire.test.ts), and every coding alike.
+    expect(etag).toMatch(/^W\/"[\w-]+"$/);
     const again = await anon(`/public/v1/status-page/${slug}`, { "if-none-match": etag });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe("");
-    expect((await anon(`/public/v1/status-page/${slug}`, { "if-none-match": `W/${etag}, "other"` })).status).toBe(304);
+    expect(
+      (await anon(`/public/v1/status-page/${slug}`, { "if-none-match": `${etag.slice(2)}, "other"` })).status,
+    ).toBe(304);
     expect((await anon(`/public/v1/status-page/${slug}`, { "if-none-match": '"stale"' })).status).toBe(200);
     await api.patch(`/public/v1/status-pages/${page.id}`, { description: "Changed" });
     const changed = await anon(`/public/v1/status-page/${slug}`, { "if-none-match": etag });
@@ -433,6 +435,6 @@ describeStores("public status page reads", (kind) => {
     }
     expect(operations).toBe(6);
     expect(doc.components.headers.StatusPageCacheControl.schema.enum).toContain("private, no-store");
-    expect(doc.components.headers.StatusPageVary.schema.const).toBe("Authorization, X-Status-Page-Password");
+    expect(doc.components.headers.StatusPageVary.schema.enum).toContain("Authorization, X-Status-Page-Password");
   });
 });

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { hashToken } from "../../server/accounts/secrets.ts";
-import { ReadModel } from "../../server/api/read-model.ts";
 import type { Store } from "../../server/store/store.ts";
+import { ReadModel } from "../../server/views/read-model.ts";
 import {
   type App,
   client,
@@ -14,20 +14,21 @@ import {
   sqliteKind,
   startServer,
   TestClock,
+  useStore,
 } from "../helpers.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Makes a store method slow, as a busy database would, so that requests overlap. */
-function slowDown(store: Store, name: "pageViewData" | "dailyStats", ms = 60): () => void {
-  const original = store[name].bind(store);
-  (store as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-    const value = await (original as (...a: unknown[]) => Promise<unknown>)(...args);
+function slowDown<T extends object>(target: T, name: keyof T & string, ms = 60): () => void {
+  const original = (target[name] as (...a: unknown[]) => Promise<unknown>).bind(target);
+  (target as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+    const value = await original(...args);
     await sleep(ms);
     return value;
   };
   return () => {
-    (store as unknown as Record<string, unknown>)[name] = original;
+    (target as unknown as Record<string, unknown>)[name] = original;
   };
 }
 
@@ -45,16 +46,14 @@ test("ReadModel: a write detaches builds already under way; later readers get a 
 
 describeStores("races between reads and writes", (kind) => {
   let store: Store;
-  let cleanup: () => Promise<void>;
   let app: App;
   let api: ReturnType<typeof client>;
 
-  beforeAll(async () => {
-    ({ store, cleanup } = await kind.open());
+  useStore(kind, async (opened) => {
+    ({ store } = opened);
     ({ app } = makeApp(store, { env: { PORCHLIGHT_PASSWORD_ATTEMPTS: "3" } }));
     api = client(app, (await seedOwner(store)).token);
   });
-  afterAll(() => cleanup());
 
   test("password attempts sent together are all counted: the limit holds, and the right one last gets 429", async () => {
     await api.post("/public/v1/status-pages", {
@@ -89,7 +88,7 @@ describeStores("races between reads and writes", (kind) => {
 
   test("a page made password-protected while its public view is being built is never served without the password", async () => {
     const page = (await api.post("/public/v1/status-pages", { name: "Flip", slug: `flip-${kind.name}` })).json.data;
-    const restore = slowDown(store, "pageViewData");
+    const restore = slowDown(store.views, "pageViewData");
     try {
       const early = app.request(`/public/v1/status-page/flip-${kind.name}`);
       await sleep(20);
@@ -110,7 +109,7 @@ describeStores("races between reads and writes", (kind) => {
 
   test("a site write answers, and is then read, with its own data, even while an older read is being built", async () => {
     const site = (await api.post("/public/v1/sites", { url: "https://race.example.com", name: "Old name" })).json.data;
-    const restore = slowDown(store, "dailyStats");
+    const restore = slowDown(store.sites, "dailyStats");
     try {
       const slowRead = api.get(`/public/v1/site/${site.id}`);
       await sleep(20);
@@ -149,29 +148,27 @@ describeStores("races between reads and writes", (kind) => {
       await client(app, owner.token).post("/public/v1/status-pages", { name: "Before", slug: `rename-${kind.name}` })
     ).json.data;
     await client(app, owner.token).patch(`/public/v1/status-pages/${page.id}`, { name: "After" });
-    expect(await store.deletePage(owner.workspaceId, page.id, "Before")).toBe(false);
-    expect(await store.getPage(owner.workspaceId, page.id)).toBeDefined();
-    expect(await store.deletePage(owner.workspaceId, page.id, "After")).toBe(true);
+    expect(await store.pages.delete(owner.workspaceId, page.id, "Before")).toBe(false);
+    expect(await store.pages.get(owner.workspaceId, page.id)).toBeDefined();
+    expect(await store.pages.delete(owner.workspaceId, page.id, "After")).toBe(true);
   });
 });
 
 describe("SQLite shared by two processes", () => {
   let store: Store;
   let dataDir: string;
-  let cleanup: () => Promise<void>;
 
-  beforeAll(async () => {
-    ({ store, dataDir, cleanup } = await sqliteKind.open());
+  useStore(sqliteKind, (opened) => {
+    ({ store, dataDir } = opened);
   });
-  afterAll(() => cleanup());
 
   test("a token revoked by another process while this one is looking it up is not kept in the cache", async () => {
     const { app } = makeApp(store);
     const a = await seedOwner(store);
     const b = await seedOwner(store);
     const other = new SQLite(join(dataDir, "porchlight.db"));
-    const internals = store as unknown as { touchToken: (...args: unknown[]) => Promise<void> };
-    const touch = internals.touchToken.bind(store);
+    const internals = store.accounts as unknown as { touchToken: (...args: unknown[]) => Promise<void> };
+    const touch = internals.touchToken.bind(store.accounts);
     let first = true;
     internals.touchToken = async (...args: unknown[]) => {
       if (first && args[0] === a.tokenId) {
@@ -189,7 +186,7 @@ describe("SQLite shared by two processes", () => {
         await sleep(10);
         expect((await client(app, a.token).get("/public/v1/sites")).status).toBe(401);
       }
-      expect(store.peekPrincipal(hashToken(a.token), new Date())).toBeUndefined();
+      expect(store.accounts.peekPrincipal(hashToken(a.token), new Date())).toBeUndefined();
     } finally {
       internals.touchToken = touch;
       other.close();
@@ -211,7 +208,7 @@ describe("SQLite shared by two processes", () => {
         ),
       );
       expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 201, 201, 403, 403, 403, 403, 403]);
-      expect(await store.countPages(owner.workspaceId)).toBe(5);
+      expect(await store.pages.count(owner.workspaceId)).toBe(5);
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
     }

@@ -1,24 +1,20 @@
-import { afterEach, beforeEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { ErrorEnvelope } from "../../server/contract/common.ts";
 import { ENGINE_TIMERS } from "../../server/engine/engine.ts";
 import type { Store } from "../../server/store/store.ts";
-import { client, describeStores, makeApp, seedOwner, TestClock } from "../helpers.ts";
+import { client, describeStores, makeApp, seedOwner, TestClock, useStore } from "../helpers.ts";
 import { appWithEngine, localTargets } from "./with-engine.ts";
 
 describeStores("GET /readyz", (kind) => {
   let store: Store;
-  let cleanup: () => Promise<void>;
   let clock: TestClock;
   let made: ReturnType<typeof appWithEngine>;
 
-  beforeEach(async () => {
-    ({ store, cleanup } = await kind.open());
+  useStore(kind, { each: true }, (opened) => {
+    ({ store } = opened);
     clock = new TestClock();
     made = appWithEngine(store, clock);
-  });
-  afterEach(async () => {
-    await made.engine.stop();
-    await cleanup();
+    return () => made.engine.stop();
   });
 
   const ready = async () => {

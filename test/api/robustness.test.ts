@@ -1,14 +1,23 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { z } from "zod";
 import { hashToken } from "../../server/accounts/secrets.ts";
-import { createApp } from "../../server/api/app.ts";
-import type { Route } from "../../server/api/route.ts";
+import { createApp } from "../../server/app.ts";
 import { ErrorEnvelope } from "../../server/contract/common.ts";
+import type { Route } from "../../server/http/route.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { type App, client, describeStores, seedOwner, TestClock, testConfig, UNKNOWN_PARAMS } from "../helpers.ts";
+import {
+  type App,
+  client,
+  describeStores,
+  seedOwner,
+  TestClock,
+  testConfig,
+  UNKNOWN_PARAMS,
+  useStore,
+} from "../helpers.ts";
 
 type Operation = { method: string; path: string; security: unknown[]; hasBody: boolean };
 
@@ -73,7 +82,6 @@ function withValue(body: unknown, path: FieldPath, value: unknown): unknown {
 
 describeStores("every route: authentication, isolation and bad input", (kind) => {
   let store: Store;
-  let cleanup: () => Promise<void>;
   let app: App;
   let made: ReturnType<typeof createApp>;
   let routes: Route[];
@@ -83,8 +91,8 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
   /** The SQL of every query the store runs, for the test that needs to see none. */
   const queries: string[] = [];
 
-  beforeAll(async () => {
-    ({ store, cleanup } = await kind.open({ onQuery: (sql) => queries.push(sql) }));
+  useStore(kind, { onQuery: (sql) => queries.push(sql) }, async (opened) => {
+    ({ store } = opened);
     made = createApp({
       store,
       config: testConfig(UNLIMITED),
@@ -111,7 +119,6 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     };
     ops = operations((await api.get("/public/v1/openapi.json")).json);
   });
-  afterAll(() => cleanup());
 
   const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? "x");
   const tokenRoutes = () =>
@@ -145,7 +152,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
 
   test("no token, a malformed header, an unknown token, a revoked token: 401 on every authenticated route", async () => {
     const revoked = await seedOwner(store);
-    await store.revokeToken(revoked.tokenId, new Date().toISOString());
+    await store.accounts.revokeToken(revoked.tokenId, new Date().toISOString());
     const headerSets: Record<string, string>[] = [
       {},
       { authorization: "Basic dXNlcjpwYXNz" },
@@ -180,7 +187,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     expect(row.token_hash).toBe(hashToken(user.token));
     expect(JSON.stringify(row)).not.toContain(user.token);
     expect(row.last_used_at).not.toBeNull();
-    await store.revokeToken(user.tokenId, new Date().toISOString());
+    await store.accounts.revokeToken(user.tokenId, new Date().toISOString());
     expect((await c.get("/public/v1/sites")).status).toBe(401);
   });
 

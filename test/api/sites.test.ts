@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { z } from "zod";
 import { Envelope, Pagination } from "../../server/contract/common.ts";
 import { DEFAULT_SUCCESS_CODES, parseStatDays, Site, SiteDetail } from "../../server/contract/site.ts";
@@ -12,6 +12,7 @@ import {
   seedOwner,
   seedStats,
   type TestClock,
+  useStore,
 } from "../helpers.ts";
 
 const DetailEnvelope = Envelope(SiteDetail);
@@ -44,19 +45,17 @@ test.each([
 
 describeStores("sites API", (kind) => {
   let store: Store;
-  let cleanup: () => Promise<void>;
   let app: App;
   let clock: TestClock;
   let owner: Awaited<ReturnType<typeof seedOwner>>;
   let api: ReturnType<typeof client>;
 
-  beforeAll(async () => {
-    ({ store, cleanup } = await kind.open());
+  useStore(kind, async (opened) => {
+    ({ store } = opened);
     ({ app, clock } = makeApp(store));
     owner = await seedOwner(store, "free");
     api = client(app, owner.token);
   });
-  afterAll(() => cleanup());
 
   const createSite = async (body: Record<string, unknown> = {}) => {
     const res = await api.post("/public/v1/sites", { url: "https://example.com/health", name: "Example", ...body });
@@ -240,7 +239,7 @@ describeStores("sites API", (kind) => {
     await seedStats(store, site.id, clock.now(), 3);
     expect((await api.delete(`/public/v1/site/${site.id}`)).status).toBe(200);
     expect((await api.get(`/public/v1/site/${site.id}`)).status).toBe(404);
-    expect(await store.dailyStats([site.id], "2000-01-01")).toEqual([]);
+    expect(await store.sites.dailyStats([site.id], "2000-01-01")).toEqual([]);
   });
 
   test("stat and uptimeSummary follow statDays: default 30, invalid 30, fractions down, capped at 90", async () => {

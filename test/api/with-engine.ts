@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApp } from "../../server/api/app.ts";
+import { createApp } from "../../server/app.ts";
 import { Engine } from "../../server/engine/engine.ts";
 import type { RecordSummary } from "../../server/engine/record.ts";
 import { createLogger } from "../../server/log.ts";

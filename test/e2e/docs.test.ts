@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { describeBrowser, launchChromium } from "../browser.ts";
-import { makeApp, sqliteKind } from "../helpers.ts";
+import { makeApp, sqliteKind, useStore } from "../helpers.ts";
+import { describeBrowser, launchChromium } from "../support/browser.ts";
 
 const ARTIFACTS = "test-artifacts";
 const TYPES: Record<string, RegExp> = {
@@ -16,14 +16,10 @@ const TYPES: Record<string, RegExp> = {
 
 let app: ReturnType<typeof makeApp>["app"];
 let listener: ReturnType<typeof makeApp>["listener"];
-let cleanup: () => Promise<void>;
 
-beforeAll(async () => {
-  const opened = await sqliteKind.open();
-  cleanup = opened.cleanup;
-  ({ app, listener } = makeApp(opened.store));
+useStore(sqliteKind, ({ store }) => {
+  ({ app, listener } = makeApp(store));
 });
-afterAll(() => cleanup());
 
 /** The addresses the page's markup asks for (stylesheets, icons, scripts, links). */
 function referenced(html: string): string[] {

@@ -5,8 +5,8 @@ import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
-import { describeBrowser, launchChromium } from "../browser.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
+import { describeBrowser, launchChromium } from "../support/browser.ts";
 
 /** Screenshots a reviewer can look at (not compared): light, dark, compact and password states. */
 const ARTIFACTS = "test-artifacts";
@@ -252,7 +252,7 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     await sized.context.close();
   });
 
-  test("a server error shows a retry button that works; an unknown slug says so", async () => {
+  test("a server error shows a retry button that works; an unknown slug says so, without one", async () => {
     let failures = 1;
     const v = await visit("slug=acme", {
       before: (page) =>
@@ -276,6 +276,8 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
 
     const missing = await visit("slug=nothing-here");
     await expect.poll(() => missing.inShadow("h2").textContent()).toContain("No such status page.");
+    // Asking again finds no page either: no retry.
+    expect(await missing.inShadow("button").count()).toBe(0);
     expect(await missing.audit()).toEqual([]);
     expect(missing.unexpectedErrors(404)).toEqual([]);
     await missing.context.close();
@@ -333,11 +335,13 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     await v.context.close();
   });
 
-  test("a private page asks for sign-in and passes the audit", async () => {
+  test("a private page says it is private to its workspace, with no link, and passes the audit", async () => {
     const v = await visit("slug=inside");
-    const link = v.inShadow("h2 a");
-    await expect.poll(() => link.textContent()).toBe("This page is private: sign in.");
-    expect(await link.getAttribute("href")).toBe(`${api.origin}/inside`);
+    await expect
+      .poll(() => v.inShadow("h2").textContent())
+      .toBe("This status page is private to its workspace's members.");
+    // No sign-in for visitors exists yet: the link it had led back to this same page.
+    expect(await v.inShadow("a, button").count()).toBe(0);
     expect(await v.audit()).toEqual([]);
     expect(v.unexpectedErrors(401)).toEqual([]);
     await v.context.close();

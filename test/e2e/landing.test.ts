@@ -6,8 +6,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { BADGE_METRICS, BADGE_STYLES, ShieldsEndpoint } from "../../server/contract/badge.ts";
 import type { Store } from "../../server/store/store.ts";
-import { collectPageErrors, describeBrowser, launchChromium } from "../browser.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind } from "../helpers.ts";
+import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
 
 /** Screenshots a reviewer looks at (not compared): the landing page in both themes at two widths, and the badges. */
 const ARTIFACTS = "test-artifacts";

@@ -9,8 +9,8 @@ import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
-import { collectPageErrors, describeBrowser, launchChromium } from "../browser.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
+import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
 
 const PASSWORD = "correct horse";
 /** Words that exist only in protected pages: no file of the static build may hold them. */
@@ -353,7 +353,7 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
 
     const inside = await visit(`${site.origin}${BASE}inside/`, { javaScript: false });
     expect(inside.response?.status()).toBe(200);
-    expect(await inside.inShadow("h2 a").textContent()).toBe("This page is private: sign in.");
+    expect(await inside.inShadow("h2").textContent()).toBe("This status page is private to its workspace's members.");
     expect(await inside.inShadow("[part~=item]").count()).toBe(0);
     await inside.context.close();
 
@@ -370,20 +370,56 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     expect(await missing.text()).toContain("No such status page");
   });
 
-  test("the static private page's sign-in link leads to the server, not to the static host", async () => {
+  test("the static private page explains itself, without a link or a retry, before and after the script", async () => {
+    const words = "This status page is private to its workspace's members.";
     const inside = await visit(`${site.origin}${BASE}inside/`, { javaScript: false });
-    const link = inside.inShadow("h2 a");
-    expect(await link.textContent()).toBe("This page is private: sign in.");
-    // Signing in happens on the server the page refreshes from (its api-base): the static host has no /inside.
-    expect(await link.evaluate((a) => (a as HTMLAnchorElement).href)).toBe(`${app.origin}/inside`);
+    expect(await inside.inShadow("h2").textContent()).toBe(words);
+    // No sign-in for visitors exists yet: a link would lead back to this same prompt.
+    expect(await inside.inShadow("a, button").count()).toBe(0);
+    // Nothing to unlock here, so no note about JavaScript.
+    expect(await inside.page.locator("noscript").count()).toBe(0);
     await inside.context.close();
     // And once the script has taken the page over and asked the API, which answered sign_in_required.
     const live = await visit(`${site.origin}${BASE}inside/`);
     await expect.poll(() => live.upgraded()).toBe(true);
     await expect.poll(() => live.errors.some((e) => e.includes("status of 401"))).toBe(true);
-    expect(await live.inShadow("h2 a").evaluate((a) => (a as HTMLAnchorElement).href)).toBe(`${app.origin}/inside`);
+    expect(await live.inShadow("h2").textContent()).toBe(words);
+    expect(await live.inShadow("a, button").count()).toBe(0);
+    const box = await live.page.locator("porchlight-status").evaluate((host) => ({
+      message: host.matches(":state(message)"),
+      height: host.getBoundingClientRect().height,
+    }));
+    expect(box.message).toBe(true);
+    expect(box.height).toBeLessThan(300);
+    expect(await live.audit()).toEqual([]);
     expect(live.unexpectedErrors(401)).toEqual([]);
     await live.context.close();
+  });
+
+  test("the static password page says, without JavaScript, that it needs JavaScript to unlock", async () => {
+    const still = await visit(`${site.origin}${BASE}locked/`, { javaScript: false });
+    const note = still.page.locator("p.nojs");
+    expect(await note.textContent()).toBe(
+      "This page needs JavaScript to check the password. Turn JavaScript on and reload the page to unlock it.",
+    );
+    expect(await note.isVisible()).toBe(true);
+    expect(await still.inShadow("label").textContent()).toBe("Password");
+    await still.context.close();
+    // With it, the note is not there, the prompt is as tall as its content, and unlocking focuses the heading.
+    const v = await visit(`${site.origin}${BASE}locked/`);
+    await expect.poll(() => v.upgraded()).toBe(true);
+    expect(await v.page.locator("p.nojs").count()).toBe(0);
+    expect((await v.page.locator("porchlight-status").boundingBox())?.height).toBeLessThan(300);
+    await v.inShadow("input").fill(PASSWORD);
+    await v.inShadow("input").press("Enter");
+    await expect.poll(() => v.inShadow("[part~=item]").count()).toBe(1);
+    await expect
+      .poll(() =>
+        v.page.evaluate(() => document.querySelector("porchlight-status")?.shadowRoot?.activeElement?.localName),
+      )
+      .toBe("h2");
+    expect(v.unexpectedErrors(401)).toEqual([]);
+    await v.context.close();
   });
 
   test("the feeds parse as XML, RSS and Atom, with the incident and absolute links under the site's URL", async () => {

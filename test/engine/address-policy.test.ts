@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { DEFAULT_SUCCESS_CODES } from "../../server/contract/site.ts";
 import { addressRefusal, nonPublicRange } from "../../server/engine/address-policy.ts";
 import { checkHttp } from "../../server/engine/http-check.ts";
-import { ADDRESS_TABLE, PUBLIC, REFUSED } from "./addresses.ts";
+import { ADDRESS_TABLE, PUBLIC, REFUSED } from "../support/addresses.ts";
 
 /*
  * The shared table (./addresses.ts) against the engine's side. The anonymous fetcher's side is in

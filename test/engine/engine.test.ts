@@ -7,7 +7,7 @@ import { claimDue, nextDue, type Outcome, recordOutcomes } from "../../server/en
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
 import { client, describeStores, makeApp, seedOwner, TestClock } from "../helpers.ts";
-import { makeCertificates, type TestCertificates } from "./certificates.ts";
+import { makeCertificates, type TestCertificates } from "../support/certificates.ts";
 
 /** How each scripted path answers; tests flip these between rounds. */
 const behaviour = { flaky: "up" as "up" | "down", slowMs: 150, failRegion: "" };

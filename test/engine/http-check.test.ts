@@ -4,7 +4,7 @@ import { type AddressInfo, createServer as createTcpServer, type Server as TcpSe
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_SUCCESS_CODES } from "../../server/contract/site.ts";
 import { type CheckTarget, checkHttp } from "../../server/engine/http-check.ts";
-import { makeCertificates, type Pair, type TestCertificates } from "./certificates.ts";
+import { makeCertificates, type Pair, type TestCertificates } from "../support/certificates.ts";
 
 const servers: (Server | TcpServer)[] = [];
 async function listen<S extends Server | TcpServer>(server: S): Promise<number> {

@@ -94,7 +94,7 @@ describe("engine processes", () => {
         const owner = await seedOwner(store);
         const now = new Date().toISOString();
         const id = "a1b2c3d4e5f60718293a4b5c";
-        await store.insertSite(
+        await store.sites.insert(
           newSiteRow(
             owner.workspaceId,
             SiteCreate.parse({
@@ -125,7 +125,7 @@ describe("engine processes", () => {
 
         // Only us fails now; a change of headers asks for a check within seconds.
         failFor.add("us");
-        await store.updateSite(
+        await store.sites.update(
           owner.workspaceId,
           id,
           { headers: '[{"name":"x-try","value":"1"}]' },

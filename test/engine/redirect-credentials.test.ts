@@ -13,7 +13,7 @@ import { type CheckTarget, checkHttp, isCredentialHeader } from "../../server/en
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
 import { client, describeStores, makeApp, seedOwner, TestClock } from "../helpers.ts";
-import { makeCertificates, type TestCertificates } from "./certificates.ts";
+import { makeCertificates, type TestCertificates } from "../support/certificates.ts";
 
 /*
  * Real servers on loopback: the site on 127.0.0.1, "another host" on 127.0.0.2 on the same port (Linux routes all

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Store } from "../../server/store/store.ts";
 import { checkPage, loadSiteData } from "../../site/data.ts";
-import { publicPageView } from "../fixtures.ts";
 import { client, describeStores, makeApp, seedOwner, seedStats, TestClock } from "../helpers.ts";
+import { publicPageView } from "../support/fixtures.ts";
 
 const page = publicPageView;
 
@@ -74,7 +74,7 @@ describe("from the API (PORCHLIGHT_API_URL and a token)", () => {
     const data = await loadSiteData({ PORCHLIGHT_API_URL: `${origin}/`, PORCHLIGHT_API_TOKEN: "pl_test" });
     expect(data.pages.map((p) => [p.slug, p.visibility])).toEqual([
       ["acme", "public"],
-      ["locked", "password"],
+      ["locked", "password-protected"],
     ]);
     expect(data.pages[1]?.data).toEqual({ error: "password_required" });
     expect(seen.map((s) => s.path)).toEqual([
@@ -162,7 +162,7 @@ describeStores("from the store (the default): one bulk read that equals the API'
     });
     expect(data.pages.map((p) => [p.slug, p.visibility])).toEqual([
       ["inner", "private"],
-      ["locked", "password"],
+      ["locked", "password-protected"],
       ["long", "public"],
       ["short", "public"],
     ]);

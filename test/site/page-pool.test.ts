@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type PageBuild, pageUrl } from "../../site/page-files.ts";
 import { buildThreads, MAX_DEFAULT_THREADS, PagePool } from "../../site/page-pool.ts";
-import { publicPageView } from "../fixtures.ts";
+import { publicPageView } from "../support/fixtures.ts";
 
 const WORKER = resolve("site/page-worker.mjs");
 
@@ -99,7 +99,7 @@ describe("the build threads", () => {
     try {
       const html = new TextDecoder().decode(
         await pool.render(
-          { slug: "vault", visibility: "password", json: JSON.stringify({ error: "password_required" }) },
+          { slug: "vault", visibility: "password-protected", json: JSON.stringify({ error: "password_required" }) },
           build(join(root, "protected")),
         ),
       );

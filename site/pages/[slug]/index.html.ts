@@ -3,11 +3,11 @@
 import { outDir, root } from "astro:config/server";
 import { fileURLToPath } from "node:url";
 import type { APIRoute, GetStaticPaths } from "astro";
+import { staticCsp } from "../../../server/pages/security.ts";
 import { type SitePage, siteData } from "../../data.ts";
 import { pageLocale, pageScript, siteBase, siteUrl } from "../../options.ts";
 import type { PageBuild } from "../../page-files.ts";
 import { buildThreads, PagePool } from "../../page-pool.ts";
-import { staticCsp } from "../../security.ts";
 
 let pool: PagePool | undefined;
 

@@ -1,0 +1,253 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import { Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { createMailer, type Mailer } from "./anon/mail.ts";
+import { anonCors, anonPages, anonRoutes } from "./anon/routes.ts";
+import { BadgePages, badgeRoutes } from "./api/badges.ts";
+import { docsRoutes } from "./api/docs.ts";
+import { embedRoutes } from "./api/embed.ts";
+import { healthRoutes } from "./api/health.ts";
+import { incidentRoutes } from "./api/incidents.ts";
+import { itemRoutes } from "./api/items.ts";
+import { publicPageRoutes } from "./api/public-pages.ts";
+import { siteRoutes } from "./api/sites.ts";
+import { statusPageRoutes } from "./api/status-pages.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import { ROLE_PERMISSIONS, type RoleName } from "./contract/account.ts";
+import { principalFrom } from "./http/auth.ts";
+import { ApiError, errorBody, forbidden, payloadTooLarge, unauthorized } from "./http/errors.ts";
+import { publicReadFastPath, siteDetailFastPath } from "./http/fast-path.ts";
+import {
+  BODY_PREFIXES,
+  bodyRefused,
+  FastPathCounts,
+  guardBody,
+  header,
+  JSON_TYPE,
+  logRequest,
+  PUBLIC_CORS_PREFLIGHT,
+  requestIdFrom,
+} from "./http/headers.ts";
+import { type EngineProbe, Metrics, metricsRoute } from "./http/metrics.ts";
+import { openApiDocument } from "./http/openapi.ts";
+import type { PasswordCheckDeps } from "./http/page-access.ts";
+import { createMemoryLimiter, enforceLimit, type Limiter, type LimitRule } from "./http/rate-limit.ts";
+import { type AppEnv, parseOrThrow, pathParser, queryObject, type Route, readJson } from "./http/route.ts";
+import type { Logger } from "./log.ts";
+import { hostedPageRoutes } from "./pages/hosted-pages.ts";
+import { LandingPage, landingRoute } from "./pages/landing.ts";
+import type { Store } from "./store/store.ts";
+import { PUBLIC_CORS } from "./views/headers.ts";
+import { PageViews } from "./views/page-views.ts";
+import { ReadModel } from "./views/read-model.ts";
+import type { SiteRecord } from "./views/site-detail.ts";
+
+/** The largest JSON body any route accepts. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface AppDeps {
+  store: Store;
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+  /**
+   * Parse every response against its route's schema before sending it. Tests turn this on so a handler that
+   * drifts from the contract fails loudly; production leaves it off, because the tests already prove the
+   * contract and the check costs a site read about a fifth of its time.
+   */
+  checkResponses?: boolean;
+  /** Where the built element lives (default: dist/embed beside the code). */
+  embedDir?: string;
+  /** Mail out (default: SMTP_URL, else .eml files in the data directory). */
+  mailer?: Mailer;
+  /** The rate limiter (default: counters in this process's memory; main.ts passes PostgreSQL's when configured). */
+  limiter?: Limiter;
+  /** How status-page passwords are checked (default scrypt, on the real clock); tests count the hashes. */
+  passwordChecks?: PasswordCheckDeps;
+  /**
+   * The engine running in this process, if any: /readyz fails when it stops claiming work, and /metrics counts its
+   * checks. An API-only process (PORCHLIGHT_ENGINE=off) has none and skips both.
+   */
+  engine?: EngineProbe;
+}
+
+/**
+ * CORS for the public reads, open to any origin without credentials. Headers are added after the handler, so its
+ * response keeps node-server's fast path (hono/cors touches c.res first, which makes Hono re-wrap every body as a
+ * stream).
+ */
+const publicCors: MiddlewareHandler = async (c, next) => {
+  if (c.req.method === "OPTIONS") return c.body(null, 204, PUBLIC_CORS_PREFLIGHT);
+  await next();
+  for (const [name, value] of Object.entries(PUBLIC_CORS)) c.res.headers.set(name, value);
+};
+
+/**
+ * Builds the whole HTTP application from explicit dependencies. Nothing here listens or reads the environment:
+ * tests call `app.request()`; main.ts serves `listener`, which is the app behind the fast paths that answer hot
+ * reads (public status pages, site details) from memory when everything they need is already there.
+ */
+export function createApp({
+  store,
+  config,
+  logger,
+  clock = systemClock,
+  checkResponses = false,
+  embedDir,
+  ...deps
+}: AppDeps) {
+  const mailer =
+    deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
+  const limiter = deps.limiter ?? createMemoryLimiter();
+  /** The authenticated API's own limit, per token (spec 1.5: higher than the anonymous ones). */
+  const apiRule: LimitRule = { name: "api", points: config.limits.apiPerMinute, windowSeconds: 60 };
+  const views = new PageViews(store, clock, config.viewTtlSeconds * 1000);
+  const records = new ReadModel<SiteRecord>(clock, config.viewTtlSeconds * 1000);
+  const badgePages = new BadgePages(store, views, clock, config.viewTtlSeconds * 1000);
+  const metrics = new Metrics(deps.engine);
+  const landing = new LandingPage(store, clock, config.viewTtlSeconds * 1000, config.landingPages);
+  const changed = () => {
+    views.invalidate();
+    records.invalidate();
+    badgePages.invalidate();
+    landing.invalidate();
+  };
+  const routes: Route[] = [
+    ...healthRoutes({ store, engine: deps.engine }),
+    ...siteRoutes({ store, clock, records, changed }),
+    ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
+    ...itemRoutes({ store, clock, changed }),
+    ...incidentRoutes({ store, clock, changed }),
+    ...publicPageRoutes({ store, clock, views, config, limiter, passwordChecks: deps.passwordChecks }),
+    ...badgeRoutes({ pages: badgePages, clock }),
+    ...anonRoutes({ store, clock, config, logger, mailer, limiter }),
+  ];
+  const document = JSON.stringify(openApiDocument(routes, config.publicUrl));
+
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    const started = performance.now();
+    const id = requestIdFrom(header(c, "x-request-id"));
+    c.set("requestId", id);
+    c.header("x-request-id", id);
+    // Every answer, errors included: a browser must never take JSON or an error for a script or a page.
+    c.header("x-content-type-options", "nosniff");
+    await next();
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    logRequest(logger, { requestId: id, method: c.req.method, path: c.req.path, status: c.res.status, ms });
+    metrics.request(metrics.routeOf(c), c.req.method, c.res.status, ms / 1000);
+  });
+  app.use("/public/v1/status-page/*", publicCors);
+  app.use("/api/status-page/*", publicCors);
+  app.use("/public/v1/openapi.json", publicCors);
+  app.use("/badge/*", publicCors);
+  for (const path of [
+    "/public/anon/domain-snapshot",
+    "/public/anon/domain-snapshot/*",
+    "/public/anon/domain-report-24h",
+  ]) {
+    app.use(path, anonCors);
+  }
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw payloadTooLarge(MAX_BODY_BYTES);
+    },
+  });
+  // Only where a body can arrive: the limiter reads req.body, which would cost every GET a full Request object.
+  // Under node:http, guardBody (listener) has already refused what is too large; app.request() meets this alone.
+  for (const prefix of BODY_PREFIXES) {
+    app.use(`${prefix}*`, (c, next) => {
+      if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return next();
+      if (bodyRefused(c)) throw payloadTooLarge(MAX_BODY_BYTES);
+      return limitBody(c, next);
+    });
+  }
+
+  embedRoutes(app, embedDir);
+  docsRoutes(app, { publicUrl: config.publicUrl });
+  metricsRoute(app, { metrics, token: config.metricsToken });
+
+  app.get("/public/v1/openapi.json", (c) =>
+    c.body(document, 200, {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "public, max-age=300",
+    }),
+  );
+
+  for (const def of routes) {
+    const path = def.path.replace(/\{(\w+)\}/g, ":$1");
+    const parseParams = pathParser(def);
+    app.on(def.method.toUpperCase(), path, async (c) => {
+      let principal = null;
+      if (def.access === "token") {
+        const found = await principalFrom(c, store, clock);
+        if (found === null) throw unauthorized("Authentication required: send Authorization: Bearer <token>");
+        if (found === "invalid") throw unauthorized("The token is invalid or has been revoked");
+        if (def.permission && !ROLE_PERMISSIONS[found.role as RoleName].includes(def.permission)) {
+          throw forbidden(`Your role (${found.role}) does not allow ${def.permission}`);
+        }
+        principal = found;
+        await enforceLimit(c, limiter, apiRule, found.tokenId);
+      }
+      const params = parseParams(c.req.param());
+      const query = def.query ? parseOrThrow(def.query, queryObject(c), "query parameter") : {};
+      const body = def.body ? parseOrThrow(def.body, await readJson(c), "body") : undefined;
+      const reply = await def.handler({ params, query, body, principal, c });
+      if (reply instanceof Response) return reply;
+      const payload = checkResponses ? def.response.schema.parse(reply.body) : reply.body;
+      if (reply.json !== undefined) {
+        return c.body(reply.json, reply.status as 200, { "content-type": JSON_TYPE });
+      }
+      return c.json(payload as object, reply.status as 200);
+    });
+  }
+
+  anonPages(app, { store, clock });
+
+  // After the API's routes, so that none of them can be taken for a slug.
+  hostedPageRoutes(app, {
+    store,
+    views,
+    publicUrl: config.publicUrl,
+    embedDir,
+    locale: config.pageLocale,
+  });
+  landingRoute(app, landing);
+
+  app.notFound((c) => {
+    const error = new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`);
+    return c.json(errorBody(error), 404);
+  });
+  app.onError((err, c) => {
+    if (err instanceof ApiError) {
+      return c.json(errorBody(err), err.status as 400, err.headers);
+    }
+    logger.error({ requestId: c.get("requestId"), err }, "unhandled error");
+    const error = new ApiError(500, "internal", "Internal error; the request id is in the X-Request-Id header");
+    return c.json(errorBody(error), 500);
+  });
+  const counts = new FastPathCounts();
+  const fastPaths = [
+    publicReadFastPath(views, logger, counts, metrics.request),
+    siteDetailFastPath({ store, records, clock, logger, counts, limiter, apiRule, observe: metrics.request }),
+  ];
+  const fastPath = (req: IncomingMessage, res: ServerResponse) => fastPaths.some((serve) => serve(req, res));
+  const appListener = getRequestListener(app.fetch);
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    if (!fastPath(req, res)) guardBody(req, res, MAX_BODY_BYTES, () => void appListener(req, res));
+  };
+  /**
+   * What the engine calls after writing: the sites' records rebuild on their next read; status pages rebuild at
+   * once when a state or an incident changed, and otherwise within PORCHLIGHT_VIEW_TTL_SECONDS (check times and
+   * response times), so that a busy engine does not rebuild every page several times a second.
+   */
+  const recorded = (summary: { sites: string[]; pagesChanged: boolean }) => {
+    const ids = new Set(summary.sites);
+    records.drop((key) => ids.has(key.slice(0, key.indexOf("|"))));
+    if (summary.pagesChanged) views.invalidate();
+  };
+  return { app, listener, fastPath, fastPathCounts: counts, recorded, mailer, routes };
+}

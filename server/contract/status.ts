@@ -1,0 +1,46 @@
+/**
+ * Porchlight's status math, in one place: what a site's state means to its owner (site status), to a status
+ * page's visitors (item status, overall status), and how uptime is shown. Pure and type-only in its imports, so the
+ * browser element shares it with the server without bringing zod into the embed bundle.
+ */
+import type { SiteState, SiteStatus } from "./site.ts";
+import type { ItemStatus, PublicItem } from "./status-page.ts";
+
+/** The banner of a whole page: worst of its watched items. */
+export type OverallStatus = "operational" | "degraded" | "partial" | "major" | "unknown";
+
+/**
+ * The visitor-facing label of a site (spec 3, rule 1): paused wins, healthy and degraded are up, unhealthy is
+ * down, unknown stays unknown. Never stored; always derived.
+ */
+export function siteStatus(state: SiteState, pause: boolean): SiteStatus {
+  if (pause) return "paused";
+  if (state === "healthy" || state === "degraded") return "up";
+  if (state === "unhealthy") return "down";
+  return "unknown";
+}
+
+/** The status a status-page item shows for its site. */
+export function itemStatus(state: SiteState, pause: boolean): ItemStatus {
+  if (pause) return "paused";
+  if (state === "healthy") return "operational";
+  if (state === "degraded") return "degraded";
+  if (state === "unhealthy") return "outage";
+  return "unknown";
+}
+
+/** All outage is major, some is partial; degraded next; operational when every watched item is; else unknown. */
+export function overallStatus(items: readonly Pick<PublicItem, "status">[]): OverallStatus {
+  const watched = items.filter((item) => item.status !== "paused");
+  const count = (status: ItemStatus) => watched.filter((item) => item.status === status).length;
+  const outages = count("outage");
+  if (outages) return outages < watched.length ? "partial" : "major";
+  if (count("degraded")) return "degraded";
+  return watched.length && count("operational") === watched.length ? "operational" : "unknown";
+}
+
+/** A percentage to three decimals, as every uptime figure is shown. */
+export const roundPercent = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Uptime as a percentage to three decimals, of `total` > 0 checks of which `up` were up. */
+export const uptimePercent = (up: number, total: number) => roundPercent((up / total) * 100);

@@ -1,0 +1,264 @@
+import type { SiteState } from "../contract/site.ts";
+import { groupBy } from "../group-by.ts";
+import type { IncidentWrite, JudgedWrites, Showing, StatDelta } from "../store/checks.ts";
+import type { SiteRow } from "../store/schema.ts";
+import { judgeConditions } from "./conditions.ts";
+import type { Outcome } from "./outcome.ts";
+import {
+  freshForMs,
+  type Health,
+  type IncidentMove,
+  incidentMove,
+  judgeHealth,
+  type ResultSummary,
+} from "./verdict.ts";
+
+/** Conditions are judged again at least this often (and at once when a certificate or domain changes). */
+export const CONDITIONS_EVERY_MS = 5 * 60_000;
+
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const dayOf = (ms: number) => iso(ms).slice(0, 10);
+
+/** Everything judging a set of sites needs, read beforehand (in the transaction that writes the judgement). */
+export interface JudgeInput {
+  now: number;
+  /** The sites to judge, as stored (locked by the caller); the judgement keeps their order. */
+  sites: SiteRow[];
+  /** Each site's recent results in every region it is checked from (the regions' schedules), by site id. */
+  recent: Map<string, ResultSummary[]>;
+  /** What this batch's checks found, written meanwhile (none when sites are judged again by time alone). */
+  outcomes: Outcome[];
+  /** The chronic window of each site whose conditions are due (see conditionsDue); a missing one counts as empty. */
+  windows: Map<string, { checks: number; slowOrFailed: number }>;
+}
+
+/** A site whose automatic incidents move (see incidentMove), with the verdict's summary their updates quote. */
+export interface IncidentIntent {
+  siteId: string;
+  move: NonNullable<IncidentMove>;
+  summary: string;
+}
+
+/**
+ * What judging decided: the sites' and statistics' rows to write, the incident moves (incidentWrites makes their
+ * rows, once what the pages show of those sites is read), and whether a status page shows something new.
+ */
+export interface Judgement extends Omit<JudgedWrites, "incidents"> {
+  moves: IncidentIntent[];
+  /** Whether something a status page shows beyond check times changed: a state, an incident. */
+  pagesChanged: boolean;
+}
+
+/** A site's outcomes, oldest first. */
+function oldestFirst(outcomes: Outcome[] | undefined): Outcome[] {
+  return [...(outcomes ?? [])].sort((a, b) => a.at - b.at);
+}
+
+/** The latest certificate among a site's outcomes (oldest first), if any, and whether its expiry is new. */
+function latestCertificate(site: SiteRow, mine: Outcome[]) {
+  const cert = mine.findLast((o) => o.certificate)?.certificate;
+  if (!cert) return null;
+  const before = site.ssl_info ? (JSON.parse(site.ssl_info) as { expiresAt: string }) : null;
+  return { cert, changed: before?.expiresAt !== cert.expiresAt };
+}
+
+/** Whether a site's conditions are judged this time: never judged, judged too long ago, or a new certificate. */
+function conditionsDueFor(site: SiteRow, mine: Outcome[], now: number): boolean {
+  const conditionsAt = latestCertificate(site, mine)?.changed ? null : site.conditions_at;
+  return !conditionsAt || now - Date.parse(conditionsAt) >= CONDITIONS_EVERY_MS;
+}
+
+/** The sites whose conditions judge() will judge, so that their chronic windows can be read beforehand. */
+export function conditionsDue(sites: SiteRow[], outcomes: Outcome[], now: number): string[] {
+  const bySite = groupBy(outcomes, (o) => o.check.siteId);
+  return sites.filter((site) => conditionsDueFor(site, oldestFirst(bySite.get(site.id)), now)).map((s) => s.id);
+}
+
+/** The site's health, and when it can change by time alone (a region's latest result going stale), if ever. */
+function healthOf(site: SiteRow, recent: ResultSummary[], now: number): { health: Health; rejudgeAt: number | null } {
+  if (site.pause === 1 || site.enabled === 0) {
+    const summary = site.pause === 1 ? "Paused: not checked." : "Disabled: not checked.";
+    return { health: { state: "unknown", summary, downIn: [] }, rejudgeAt: null };
+  }
+  const intervalMs = site.check_interval * 1000;
+  const timeoutMs = site.timeout * 1000;
+  const regions: string[] = JSON.parse(site.regions);
+  const health = judgeHealth({ now, intervalMs, timeoutMs, slowMs: site.slow_threshold_ms, regions, results: recent });
+  const freshFor = freshForMs(intervalMs, timeoutMs);
+  let rejudgeAt: number | null = null;
+  for (const region of regions) {
+    const latest = Math.max(...recent.filter((r) => r.region === region).map((r) => r.at), -Infinity);
+    if (latest + freshFor > now) rejudgeAt = Math.min(rejudgeAt ?? Infinity, latest + freshFor);
+  }
+  return { health, rejudgeAt };
+}
+
+/** Adds a site's day's figures to the deltas, by site and UTC day. */
+function addStat(stats: Map<string, StatDelta>, siteId: string, day: string, delta: Partial<StatDelta>) {
+  const key = `${siteId}|${day}`;
+  const s = stats.get(key) ?? {
+    site_id: siteId,
+    day,
+    checks_total: 0,
+    checks_up: 0,
+    slow_count: 0,
+    response_count: 0,
+    response_ms_sum: 0,
+    downtime_ms: 0,
+  };
+  for (const [name, value] of Object.entries(delta) as [keyof StatDelta, number][]) {
+    (s[name] as number) += value;
+  }
+  stats.set(key, s);
+}
+
+/** Downtime: the time the site has been unhealthy since it was last judged (within freshness), by UTC day. */
+function addDowntime(stats: Map<string, StatDelta>, site: SiteRow, now: number) {
+  if (site.state !== "unhealthy" || !site.judged_at) return;
+  let from = Math.max(Date.parse(site.judged_at), now - freshForMs(site.check_interval * 1000, site.timeout * 1000));
+  while (from < now) {
+    const end = Math.min((Math.floor(from / DAY) + 1) * DAY, now);
+    addStat(stats, site.id, dayOf(from), { downtime_ms: end - from });
+    from = end;
+  }
+}
+
+/** What the site's latest outcomes change beyond its state: check time, certificate, WordPress. */
+function checkedChanges(site: SiteRow, mine: Outcome[], now: number): Partial<SiteRow> {
+  const latest = mine.at(-1);
+  if (!latest) return {};
+  const change: Partial<SiteRow> = {};
+  // Another region's older result may be written after a newer one: the check time never goes back.
+  if (!site.last_check_time || iso(latest.at) > site.last_check_time) {
+    change.last_check_time = iso(latest.at);
+    if (latest.responseMs !== null) change.last_response_ms = latest.responseMs;
+  }
+  const seen = latestCertificate(site, mine);
+  if (seen) {
+    const { cert } = seen;
+    change.ssl_info = JSON.stringify({
+      expiresAt: cert.expiresAt,
+      issuer: cert.issuer,
+      daysRemaining: Math.floor((Date.parse(cert.expiresAt) - now) / DAY),
+    });
+    change.has_certificate_error = cert.authorized ? 0 : 1;
+    if (seen.changed) change.conditions_at = null;
+  }
+  const wp = mine.findLast((o) => o.wordpress !== null)?.wordpress;
+  const stored = site.wordpress ? (JSON.parse(site.wordpress) as { value: boolean; manualOverride: boolean }) : null;
+  if (wp !== undefined && wp !== null && !stored?.manualOverride && stored?.value !== wp) {
+    change.wordpress = JSON.stringify({ value: wp, manualOverride: false });
+  }
+  return change;
+}
+
+/** The site's standing conditions from its certificate (as changed now), domain and chronic window. */
+function conditionsOf(site: SiteRow, change: Partial<SiteRow>, input: JudgeInput): string {
+  const ssl = JSON.parse(change.ssl_info ?? site.ssl_info ?? "null") as { expiresAt: string; issuer: string } | null;
+  const domain = JSON.parse(site.domain_info ?? "null") as { domain: string; expiresAt: string | null } | null;
+  const conditions = judgeConditions({
+    now: input.now,
+    certificate: ssl ? { expiresAt: Date.parse(ssl.expiresAt), issuer: ssl.issuer } : null,
+    domain: domain?.expiresAt ? { name: domain.domain, expiresAt: Date.parse(domain.expiresAt) } : null,
+    window: input.windows.get(site.id) ?? { checks: 0, slowOrFailed: 0 },
+    previous: JSON.parse(site.conditions),
+  });
+  return JSON.stringify(conditions);
+}
+
+/**
+ * The rows of the judgement's incident moves (pure, like judge): the automatic incident of each status page showing
+ * a site is opened when it turns unhealthy (or updated when one is still open), updated when it changes state while
+ * open, resolved when it recovers. `showing` is what the pages show of the moving sites.
+ */
+export function incidentWrites(moves: IncidentIntent[], showing: Showing, now: number): IncidentWrite[] {
+  return moves.flatMap((intent) => siteIncidentWrites(intent, showing, iso(now)));
+}
+
+function siteIncidentWrites({ siteId, move, summary }: IncidentIntent, showing: Showing, at: string) {
+  const open = showing.openIncidents.filter((i) => i.site_id === siteId);
+  const writes: IncidentWrite[] = [];
+  if (move === "open") {
+    const message = `Porchlight confirmed an outage. ${summary}`;
+    for (const item of showing.items.filter((i) => i.site_id === siteId)) {
+      const existing = open.find((i) => i.page_id === item.page_id);
+      if (existing) {
+        writes.push({
+          kind: "append",
+          pageId: item.page_id,
+          incidentId: existing.id,
+          status: existing.status,
+          message,
+          at,
+        });
+      } else {
+        const incident = {
+          page_id: item.page_id,
+          title: `${item.label} is down`,
+          status: "investigating",
+          started_at: at,
+          resolved_at: null,
+          created_at: at,
+          updated_at: at,
+          site_id: siteId,
+          source: "automatic",
+        };
+        writes.push({ kind: "open", incident, message });
+      }
+    }
+  } else {
+    for (const incident of open) {
+      const [status, message] =
+        move === "resolve"
+          ? ["resolved", `Recovered. ${summary}`]
+          : [incident.status, `Checks are not reporting. ${summary}`];
+      writes.push({ kind: "append", pageId: incident.page_id, incidentId: incident.id, status, message, at });
+    }
+  }
+  return writes;
+}
+
+/**
+ * The verdict on each site with everything that follows from it (pure: no store, no clock): its state, summary,
+ * check time, certificate, WordPress and conditions; the day's statistics (checks, and downtime while unhealthy);
+ * and which automatic incidents move. The store writes the result in the transaction that read the input.
+ */
+export function judge(input: JudgeInput): Judgement {
+  const { now } = input;
+  const bySite = groupBy(input.outcomes, (o) => o.check.siteId);
+  const stats = new Map<string, StatDelta>();
+  const judgement: Judgement = { sites: [], stats: [], moves: [], pagesChanged: false };
+  for (const site of input.sites) {
+    const mine = oldestFirst(bySite.get(site.id));
+    const { health, rejudgeAt } = healthOf(site, input.recent.get(site.id) ?? [], now);
+    addDowntime(stats, site, now);
+    for (const o of mine) {
+      addStat(stats, site.id, dayOf(o.at), {
+        checks_total: 1,
+        checks_up: o.ok ? 1 : 0,
+        slow_count: o.slow ? 1 : 0,
+        response_count: o.ok && o.responseMs !== null ? 1 : 0,
+        response_ms_sum: o.ok && o.responseMs !== null ? o.responseMs : 0,
+      });
+    }
+    const change: Partial<SiteRow> = {
+      state: health.state,
+      health_summary: health.summary,
+      judged_at: iso(now),
+      rejudge_at: rejudgeAt === null ? null : iso(rejudgeAt),
+      ...checkedChanges(site, mine, now),
+    };
+    if (conditionsDueFor(site, mine, now)) {
+      change.conditions = conditionsOf(site, change, input);
+      change.conditions_at = iso(now);
+    }
+    judgement.sites.push({ id: site.id, change });
+    // Every incident move is a change of state, so this covers incidents too.
+    if (health.state !== site.state) judgement.pagesChanged = true;
+    const move = incidentMove(site.state as SiteState, health.state);
+    if (move) judgement.moves.push({ siteId: site.id, move, summary: health.summary });
+  }
+  judgement.stats = [...stats.values()];
+  return judgement;
+}

@@ -1,0 +1,186 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "hono";
+import type { Logger } from "../log.ts";
+
+/**
+ * A request header (lowercase name). Read from node's IncomingMessage when the app runs under node:http: asking
+ * Hono's request instead makes node-server build a full Headers object for every request.
+ */
+export function header(c: Context, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming?.headers) return c.req.header(name);
+  const value = incoming.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+/** The content type of every JSON answer built from serialized bytes. */
+export const JSON_TYPE = "application/json; charset=UTF-8";
+
+/** An incoming X-Request-Id is kept when it is short and plain; otherwise each request gets a new UUID. */
+export function requestIdFrom(incoming: string | undefined): string {
+  if (incoming && incoming.length <= 255 && /^[\w\-=]+$/.test(incoming)) return incoming;
+  return crypto.randomUUID();
+}
+
+/**
+ * The one request log line: never headers, bodies or query strings, which may carry secrets. Reads answered
+ * from memory log at debug (see FastPathCounts); every other request at info.
+ */
+export function logRequest(
+  logger: Logger,
+  line: { requestId: string; method: string; path: string; status: number; ms: number },
+  level: "info" | "debug" = "info",
+): void {
+  logger[level](line, "request");
+}
+
+/**
+ * Reads answered from memory, counted by route and status until taken. A status page's traffic peaks during an
+ * outage; one info line per cached read would make logging the bottleneck and flood log storage just then, so
+ * these reads log at debug and the server logs their counts at info once a minute.
+ */
+export class FastPathCounts {
+  private counts: Record<string, number> = {};
+
+  add(route: string, status: number): void {
+    const key = `${route} ${status}`;
+    this.counts[key] = (this.counts[key] ?? 0) + 1;
+  }
+
+  /** The counts since the last call, then zero. */
+  take(): Record<string, number> {
+    const taken = this.counts;
+    this.counts = {};
+    return taken;
+  }
+}
+
+export const PUBLIC_CORS_PREFLIGHT = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, HEAD, OPTIONS",
+  "access-control-allow-headers": "X-Status-Page-Password, Authorization, If-None-Match, Content-Type",
+  "access-control-max-age": "86400",
+} as const;
+
+/** True when an If-None-Match header names this ETag (weak comparison, `*` included). */
+export function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  const strong = etag.replace(/^W\//, "");
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === strong);
+}
+
+/** Where request bodies are read (and limited): the API's routes. Hono patterns are these followed by `*`. */
+export const BODY_PREFIXES = ["/public/v1/", "/public/anon/"] as const;
+
+/** Read and thrown away after a body is refused, at most, before the connection is closed regardless. */
+export const DISCARD_BYTES = 8 * 1024 * 1024;
+export const DISCARD_MS = 5000;
+
+const REFUSED = Symbol("porchlight.bodyRefused");
+type Guarded = IncomingMessage & { [REFUSED]?: true; rawBody?: Buffer };
+
+/** True when guardBody refused this request's body: the app answers 413 without reading it. */
+export function bodyRefused(c: Context): boolean {
+  return (c.env as { incoming?: Guarded } | undefined)?.incoming?.[REFUSED] === true;
+}
+
+/**
+ * Enforces the body limit on the socket, then hands the request on (`next`) for the app to answer. A body declared
+ * within the limit passes untouched. One declared over it is refused at once; a chunked one is read here up to the
+ * limit (node-server then reads it from `rawBody`) and refused once it passes it. The app answers a refused request
+ * 413 with Connection: close, and that answer is written at once, but its end, and so the close, waits until the
+ * rest of the body has been read and thrown away (at most DISCARD_BYTES or DISCARD_MS): a socket closed on unread
+ * bytes is reset, and a reset can destroy the answer before the client reads it.
+ */
+export function guardBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, next: () => void): void {
+  const method = req.method;
+  const path = targetPath(req.url ?? "");
+  const bodyless = method === "GET" || method === "HEAD" || method === "OPTIONS";
+  if (bodyless || path === null || !BODY_PREFIXES.some((prefix) => path.startsWith(prefix))) {
+    next();
+    return;
+  }
+  if (req.headers["transfer-encoding"] === undefined) {
+    // Beyond the limit as declared: refused before a byte of it is read.
+    if (Number(req.headers["content-length"] ?? 0) > maxBytes) refuse(req, res);
+    next();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const detach = () => {
+    req.off("data", onData);
+    req.off("end", onEnd);
+    req.off("error", detach);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= maxBytes) {
+      chunks.push(chunk);
+      return;
+    }
+    detach();
+    refuse(req, res);
+    next();
+  };
+  const onEnd = () => {
+    detach();
+    (req as Guarded).rawBody = Buffer.concat(chunks, size);
+    next();
+  };
+  req.on("data", onData);
+  req.on("end", onEnd);
+  // A client gone mid-body: nobody is left to answer.
+  req.on("error", detach);
+}
+
+/**
+ * The path a request target routes to, as node-server and Hono route it: origin-form (`/public/v1/sites`) and
+ * absolute-form (`http://host/public/v1/sites`) alike by their URL's pathname (dot segments resolved, as node-server
+ * resolves them), percent-decoded as Hono decodes it. Anything else (`*`, authority-form) is null: left to the app.
+ */
+export function targetPath(target: string): string | null {
+  const base = target.startsWith("/") ? "http://localhost" : undefined;
+  if (!URL.canParse(target, base)) return null;
+  const pathname = new URL(target, base).pathname;
+  try {
+    return decodeURI(pathname);
+  } catch {
+    return pathname;
+  }
+}
+
+function refuse(req: IncomingMessage, res: ServerResponse): void {
+  (req as Guarded)[REFUSED] = true;
+  let discarded = 0;
+  let done = false;
+  let pendingEnd: (() => void) | null = null;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    req.off("data", onData);
+    pendingEnd?.();
+  };
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_BYTES) finish();
+  };
+  const timer = setTimeout(finish, DISCARD_MS);
+  timer.unref();
+  req.on("data", onData);
+  req.once("end", finish);
+  req.once("close", finish);
+  req.once("error", finish);
+  const end = res.end.bind(res) as (cb?: () => void) => ServerResponse;
+  res.end = ((chunk?: unknown, encoding?: unknown, cb?: unknown) => {
+    const callback = [chunk, encoding, cb].find((arg) => typeof arg === "function") as (() => void) | undefined;
+    if (chunk !== undefined && chunk !== null && typeof chunk !== "function") {
+      res.write(chunk as Uint8Array | string, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
+    }
+    if (done) end(callback);
+    else pendingEnd = () => end(callback);
+    return res;
+  }) as ServerResponse["end"];
+}

@@ -1,0 +1,172 @@
+import type { Context } from "hono";
+import type { PublicStatusPage } from "../contract/status-page.ts";
+import { header } from "../http/headers.ts";
+import { PROTECTED_HEADERS } from "../http/page-access.ts";
+import type { App } from "../http/route.ts";
+import type { Store } from "../store/store.ts";
+import { EncodedAnswer, Encodings, negotiateEncoding } from "../views/compression.ts";
+import { pageScriptFile } from "../views/embed-assets.ts";
+import type { PageView, PageViews } from "../views/page-views.ts";
+import { atomFeed, feedInput, rssFeed } from "./feeds.ts";
+import { notFoundDocument, promptData, renderDocument } from "./render.ts";
+import { pageHeaders } from "./security.ts";
+
+export interface HostedPageDeps {
+  store: Store;
+  views: PageViews;
+  publicUrl: string;
+  embedDir?: string | undefined;
+  locale?: string;
+}
+
+const HTML = "text/html; charset=utf-8";
+/** Answers kept (rendered documents and feeds, by page build and variant); more are rendered again. */
+const MAX_CACHED = 1000;
+/** The 404 page of an unknown page or feed (plain HTML, the same every time). */
+const NOT_FOUND = notFoundDocument("/");
+
+/**
+ * The hosted status pages: `/<slug>` (and `/<slug>/`), a page's custom domain at `/` by the Host header, and beside
+ * each public page its feeds and JSON snapshot. Rendered on request by the static build's own renderer, and kept
+ * per build of the page's view (with their compressed forms, made on first request of each coding), so a page
+ * created or changed after the last build is served at once. `?embed=1` leaves out the chrome for an iframe
+ * (`&transparent=1`: no background). Every page may be framed by any site (frame-ancestors *): a protected page
+ * shows only its prompt, and the password travels in a header, not a cookie.
+ */
+export function hostedPageRoutes(app: App, { store, views, publicUrl, embedDir, locale = "en" }: HostedPageDeps) {
+  /** The server's own host name, without a port: requests by it are not by a custom domain. */
+  const ownHostname = new URL(publicUrl).host.toLowerCase().replace(/:\d+$/, "");
+  const cache = new Map<string, EncodedAnswer>();
+  /** A number per build of a view: the answers made from one build are kept under it. */
+  const builds = new WeakMap<PageView, number>();
+  let lastBuild = 0;
+  /** The answer kept under `key` for this build of the view, made by `make` when there is none. */
+  const kept = (view: PageView, key: string, make: () => EncodedAnswer) => {
+    let build = builds.get(view);
+    if (build === undefined) {
+      build = ++lastBuild;
+      builds.set(view, build);
+    }
+    const full = `${build}|${key}`;
+    let answer = cache.get(full);
+    if (answer === undefined) {
+      answer = make();
+      if (cache.size >= MAX_CACHED) cache.clear();
+      cache.set(full, answer);
+    }
+    return answer;
+  };
+  const send = (c: Context, answer: EncodedAnswer) => {
+    const { bytes, headers } = answer.encoded(negotiateEncoding(header(c, "accept-encoding")));
+    return c.body(bytes, 200, headers);
+  };
+  const encode = (text: string) => new Encodings(new TextEncoder().encode(text), "fast");
+  // Read once, as the /embed routes load their files once: the build comes before the server starts.
+  const script = pageScriptFile(embedDir);
+  const json = (view: PageView) => new TextDecoder().decode(view.page.bytes);
+  /** The page's view as the API answers it (only public views are rendered with their data). */
+  const viewData = (view: PageView) => JSON.parse(json(view)) as PublicStatusPage;
+
+  const slugForDomain = (host: string) => store.views.slugForDomain(host);
+
+  async function page(c: Context, slug: string, canonical: string, base: string, here: string) {
+    const view = await views.get(slug);
+    const headers = { ...pageHeaders("*"), "content-type": HTML };
+    if (!view) return c.body(NOT_FOUND, 404, { ...headers, "cache-control": "no-store" });
+    // A protected page's prompt is never stored, like every other answer about it (public-pages.ts); a public
+    // one is kept per coding by caches.
+    const caching: Record<string, string> =
+      view.visibility === "public"
+        ? { "cache-control": "public, max-age=30", vary: "Accept-Encoding" }
+        : { "cache-control": PROTECTED_HEADERS["Cache-Control"], vary: PROTECTED_HEADERS.Vary };
+    if (!script) {
+      const unbuilt = view.visibility === "public" ? { "cache-control": "no-store" } : caching;
+      return c.text("The page script is not built: run npm run build", 503, unbuilt);
+    }
+    const embed = c.req.query("embed") === "1";
+    const transparent = c.req.query("transparent") === "1";
+    // Not by script: it is read once, so every answer kept names the same one.
+    const key = `page|${slug}|${embed}|${transparent}|${canonical}|${base}|${here}`;
+    return send(
+      c,
+      kept(view, key, () => {
+        const open = view.visibility === "public";
+        const html = renderDocument({
+          slug,
+          data: view.visibility === "public" ? viewData(view) : promptData(view.visibility),
+          ...(open ? { json: json(view), etag: view.page.etag } : {}),
+          at: Date.now(),
+          base,
+          canonical,
+          script,
+          apiBase: "",
+          locale,
+          embed,
+          transparent,
+          feeds: open,
+          feedBase: here,
+        });
+        return new EncodedAnswer(encode(html), { ...headers, ...caching });
+      }),
+    );
+  }
+
+  async function feed(c: Context, slug: string, kind: "feed.xml" | "atom.xml" | "status.json", here: string) {
+    const view = await views.get(slug);
+    // A protected page has no feeds: the same 404 as an unknown page, never stored.
+    if (view?.visibility !== "public") {
+      return c.body(NOT_FOUND, 404, { "content-type": HTML, "cache-control": "no-store" });
+    }
+    const vary = { vary: "Accept-Encoding" };
+    if (kind === "status.json") {
+      // The API's own bytes, and so their compressed forms too.
+      return send(
+        c,
+        kept(view, "status.json", () => {
+          const headers = { "content-type": "application/json; charset=utf-8", "access-control-allow-origin": "*" };
+          return new EncodedAnswer(view.page.body, { ...headers, ...vary });
+        }),
+      );
+    }
+    return send(
+      c,
+      kept(view, `${kind}|${here}`, () => {
+        const input = feedInput(viewData(view), here, new Date());
+        return kind === "feed.xml"
+          ? new EncodedAnswer(encode(rssFeed(input)), { "content-type": "application/rss+xml; charset=utf-8", ...vary })
+          : new EncodedAnswer(encode(atomFeed(input)), {
+              "content-type": "application/atom+xml; charset=utf-8",
+              ...vary,
+            });
+      }),
+    );
+  }
+
+  /** The page's custom domain, when the request came by one. */
+  const byDomain = async (c: Context) => {
+    const host = (header(c, "host") ?? "").toLowerCase().replace(/:\d+$/, "");
+    return host && host !== ownHostname ? { host, slug: await slugForDomain(host) } : undefined;
+  };
+
+  app.get("/", async (c, next) => {
+    const domain = await byDomain(c);
+    if (!domain?.slug) return next();
+    const root = `https://${domain.host}/`;
+    return page(c, domain.slug, root, "/", "/");
+  });
+  app.get("/:file{(?:feed|atom)\\.xml|status\\.json}", async (c, next) => {
+    const domain = await byDomain(c);
+    if (!domain?.slug) return next();
+    return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`);
+  });
+  const bySlug = (c: Context) => {
+    const slug = c.req.param("slug") as string;
+    return page(c, slug, `${publicUrl}/${slug}`, "/", `/${slug}/`);
+  };
+  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}", bySlug);
+  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/", bySlug);
+  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/:file{(?:feed|atom)\\.xml|status\\.json}", (c) => {
+    const slug = c.req.param("slug");
+    return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`);
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * One status page as a whole HTML document: the element rendered on the server with @lit-labs/ssr (declarative
+ * shadow DOM, readable without JavaScript), its data beside it for the browser to take over, and the head a page
+ * needs (title, description, canonical URL, Open Graph, feeds). The Astro build and the hosted server both call
+ * this, so a prerendered page and a page rendered on request are the same bytes for the same data and time.
+ */
+import { renderThunked } from "@lit-labs/ssr";
+import type { ThunkedRenderResult } from "@lit-labs/ssr/lib/render-result.js";
+import { html, nothing } from "lit";
+import { MESSAGES, messagesFor } from "../../components/porchlight-status/messages.ts";
+import { type PageData, PorchlightPage } from "../../components/porchlight-status/porchlight-page.ts";
+import { overallStatus } from "../contract/status.ts";
+import type { Visibility } from "../contract/status-page.ts";
+import { escapeHtml } from "../html.ts";
+
+if (!customElements.get("porchlight-status")) customElements.define("porchlight-status", PorchlightPage);
+
+export interface PageDocument {
+  slug: string;
+  /** The API's answer: the page, or for a protected page only its error kind (the prompt is rendered). */
+  data: PageData;
+  /** `data` as JSON, when the caller has it already. */
+  json?: string;
+  /**
+   * The API's ETag for `data`, when it is the API's current answer (the hosted pages): the element takes both over
+   * and asks again only at its refresh interval, If-None-Match, instead of downloading the same page at once.
+   */
+  etag?: string | undefined;
+  /** When the data was read (epoch ms): the page says "Updated …" from it. */
+  at: number;
+  /** The path the site is served under, with slashes at both ends ("/" or "/status/"). */
+  base: string;
+  /** The page's absolute address, or null when unknown. */
+  canonical: string | null;
+  /** The page script's file name under `${base}embed/`. */
+  script: string;
+  /** The API the element refreshes from; "" means the origin the script came from. */
+  apiBase: string;
+  locale: string;
+  /** Without the outer chrome (header, footer), for an iframe. */
+  embed?: boolean;
+  /** With embed: no background of its own, so the framing page shows through. */
+  transparent?: boolean;
+  /** Feed and snapshot links (public pages), at `${base}${slug}/feed.xml`, `atom.xml` and `status.json`. */
+  feeds?: boolean;
+  /** Where those links point instead (a custom domain serves them at "/"). */
+  feedBase?: string;
+  /** A Content-Security-Policy meta tag, for static hosts that cannot send the header. */
+  cspMeta?: string;
+}
+
+/** What a protected page hands its element instead of its data: only the prompt it needs. */
+export function promptData(visibility: Exclude<Visibility, "public">): PageData {
+  return { error: visibility === "password-protected" ? "password_required" : "sign_in_required" };
+}
+
+/** JSON inside <script type="application/json">: "<" written as \u003c, so no "</script" or "<!--" can occur. */
+const scriptJson = (json: string) => json.replace(/</g, "\\u003c");
+
+/** The page's name, status words and description for the head; a protected page gives away nothing. */
+export function pageSummary(data: PageData): { title: string; description: string } {
+  if (!("items" in data)) return { title: "Status page", description: "This status page is protected." };
+  const status = MESSAGES.en?.[overallStatus(data.items)] ?? "";
+  return {
+    title: `${data.name} status`,
+    description: data.description ? `${status}. ${data.description}` : `${status}.`,
+  };
+}
+
+/**
+ * A password page's note for browsers without JavaScript, in the page's language: the prompt is there (declarative
+ * shadow DOM), but only the script sends a password, so without this the button would do nothing, silently. Here
+ * rather than in the element's tables: the embed script never shows it.
+ */
+const NO_SCRIPT: Record<string, string> = {
+  en: "This page needs JavaScript to check the password. Turn JavaScript on and reload the page to unlock it.",
+  de: "Diese Seite braucht JavaScript, um das Passwort zu prüfen. Bitte JavaScript einschalten und die Seite neu laden.",
+  he: "הדף הזה צריך JavaScript כדי לבדוק את הסיסמה. יש להפעיל JavaScript ולטעון את הדף מחדש.",
+};
+
+/** The note above a password page's prompt, shown only where scripts do not run. */
+function noScriptNote(locale: string): string {
+  const { lang, dir } = messagesFor(locale);
+  return `<noscript><p class="nojs" lang="${lang}" dir="${dir}">${escapeHtml(NO_SCRIPT[lang] ?? "")}</p></noscript>`;
+}
+
+const CHROME_CSS = `body{margin:0;font:16px/1.5 system-ui,sans-serif;color-scheme:light dark;background:Canvas;color:CanvasText}
+main{max-width:56rem;margin:0 auto;padding:1rem}porchlight-status{display:block;height:auto}
+.nojs{margin:0 0 1rem;padding:.75rem 1rem;border:1px solid light-dark(#d1d9e0,#3d444d);border-inline-start:4px solid light-dark(#9a6700,#d29922);border-radius:8px}
+footer{max-width:56rem;margin:0 auto;padding:0 1rem 2rem;font-size:.875rem}footer a{color:LinkText}
+.vh{position:absolute;clip-path:inset(50%);width:1px;height:1px;overflow:hidden}
+.embed main{max-width:none;padding:0}.transparent body{background:transparent}`;
+
+/**
+ * The pieces of a render, in order, into `into`: its thunks called as they come (the element renders
+ * synchronously, so a Promise is a bug). One join of the pieces costs a fraction of concatenating them one by one.
+ */
+function collect(result: ThunkedRenderResult, into: string[]): string[] {
+  for (const chunk of result) {
+    let value: unknown = chunk;
+    while (typeof value === "function") value = value();
+    if (typeof value === "string") into.push(value);
+    else if (Array.isArray(value)) collect(value, into);
+    else if (value !== undefined) throw new Error("the status element rendered asynchronously");
+  }
+  return into;
+}
+
+export function renderDocument(doc: PageDocument): string {
+  const { title, description } = pageSummary(doc.data);
+  const element = collect(
+    renderThunked(
+      html`<porchlight-status slug=${doc.slug} locale=${doc.locale} api-base=${doc.apiBase || nothing}
+        data-time=${doc.at} data-etag=${doc.etag || nothing} .data=${doc.data}></porchlight-status>`,
+    ),
+    [],
+  ).join("");
+  // The data for the browser, as the element's (unrendered) JSON child: it needs no HTML escaping beyond "<".
+  const close = element.lastIndexOf("</porchlight-status>");
+  const withData = `${element.slice(0, close)}<script type="application/json">${scriptJson(doc.json ?? JSON.stringify(doc.data))}</script>${element.slice(close)}`;
+  const e = escapeHtml;
+  const here = doc.feedBase ?? `${doc.base}${doc.slug}/`;
+  const classes = [doc.embed && "embed", doc.embed && doc.transparent && "transparent"].filter(Boolean).join(" ");
+  const head = [
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    // No icon file: without this line every visit would ask for /favicon.ico.
+    '<link rel="icon" href="data:,">',
+    doc.cspMeta ? `<meta http-equiv="Content-Security-Policy" content="${e(doc.cspMeta)}">` : "",
+    `<title>${e(title)}</title>`,
+    `<meta name="description" content="${e(description)}">`,
+    doc.canonical ? `<link rel="canonical" href="${e(doc.canonical)}">` : "",
+    '<meta property="og:type" content="website">',
+    `<meta property="og:title" content="${e(title)}">`,
+    `<meta property="og:description" content="${e(description)}">`,
+    doc.canonical ? `<meta property="og:url" content="${e(doc.canonical)}">` : "",
+    '<meta property="og:site_name" content="Porchlight">',
+    "items" in doc.data ? "" : '<meta name="robots" content="noindex">',
+    doc.feeds
+      ? `<link rel="alternate" type="application/rss+xml" title="${e(title)} (RSS)" href="${e(here)}feed.xml">` +
+        `<link rel="alternate" type="application/atom+xml" title="${e(title)} (Atom)" href="${e(here)}atom.xml">`
+      : "",
+    `<style>${CHROME_CSS}</style>`,
+    `<script type="module" src="${e(doc.base)}embed/${e(doc.script)}"></script>`,
+  ].filter(Boolean);
+  const feeds = doc.feeds
+    ? ` · <a href="${e(here)}feed.xml">RSS</a> · <a href="${e(here)}atom.xml">Atom</a> · <a href="${e(here)}status.json">JSON</a>`
+    : "";
+  const note = "error" in doc.data && doc.data.error === "password_required" ? noScriptNote(doc.locale) : "";
+  const content = `<main><h1 class="vh">${e(title)}</h1>${note}${withData}</main>`;
+  const body = doc.embed ? content : `${content}<footer>Powered by Porchlight${feeds}</footer>`;
+  const lang = e(doc.locale.split("-")[0] || "en");
+  return `<!doctype html>\n<html lang="${lang}"${classes ? ` class="${classes}"` : ""}><head>${head.join("")}</head><body>${body}</body></html>\n`;
+}
+
+/** A script-free page of the site in the chrome's styles: the 404 page and the front page. */
+function plainDocument(title: string, body: string, extraHead = ""): string {
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>${extraHead}<style>${CHROME_CSS}</style></head><body><main>${body}</main></body></html>\n`;
+}
+
+/** The site's 404 page: plain HTML, no script. */
+export function notFoundDocument(base: string): string {
+  return plainDocument(
+    "No such status page",
+    `<h1>No such status page</h1><p>Check the address, or go to <a href="${escapeHtml(base)}">the list of pages</a>.</p>`,
+    '<meta name="robots" content="noindex">',
+  );
+}
+
+/** The site's front page: its public status pages, each with its overall status. */
+export function indexDocument(base: string, pages: { slug: string; data: PageData }[]): string {
+  const rows = pages.map(({ slug, data }) => {
+    const { title, description } = pageSummary(data);
+    return `<li><a href="${escapeHtml(`${base}${slug}/`)}">${escapeHtml(title)}</a>: ${escapeHtml(description)}</li>`;
+  });
+  const list = rows.length ? `<ul>${rows.join("")}</ul>` : "<p>No public status pages yet.</p>";
+  return plainDocument("Status pages", `<h1>Status pages</h1>${list}`);
+}

@@ -1,0 +1,154 @@
+import type { Kysely } from "kysely";
+import type { Visibility } from "../contract/status-page.ts";
+import { Queries } from "./connection.ts";
+import type { Database, ItemRow, PageRow } from "./schema.ts";
+
+/**
+ * A page's visibility as the status_pages.visibility column holds it. A password-protected page is stored as
+ * `password`, the name releases before spec 2.6's `password-protected` wrote: rows need no migration, and a process
+ * of an earlier release still running against the same database (a rolling deploy, a rollback) reads and writes
+ * what it knows. The store's own queries only ever compare with `public`.
+ */
+export type StoredVisibility = "public" | "private" | "password";
+
+/** The stored value of a visibility: what a row is written with. */
+export function storedVisibility(visibility: Visibility): StoredVisibility {
+  return visibility === "password-protected" ? "password" : visibility;
+}
+
+/** A row's visibility as answers name it; a value no release writes fails loudly rather than granting access. */
+export function visibilityOf(stored: string): Visibility {
+  if (stored === "password" || stored === "password-protected") return "password-protected";
+  if (stored === "public" || stored === "private") return stored;
+  throw new Error(`status page visibility ${JSON.stringify(stored)} is not one Porchlight writes`);
+}
+
+/** A status page item that shows a site: where an automatic incident opens. */
+export interface ShowingItem {
+  page_id: number;
+  site_id: string;
+  label: string;
+}
+
+/** Status pages and their items. */
+export class PageQueries extends Queries {
+  async count(workspaceId: string, trx: Kysely<Database> = this.db): Promise<number> {
+    const row = await trx
+      .selectFrom("status_pages")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("workspace_id", "=", workspaceId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async list(workspaceId: string, offset: number, limit: number): Promise<PageRow[]> {
+    return this.db
+      .selectFrom("status_pages")
+      .selectAll()
+      .where("workspace_id", "=", workspaceId)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .offset(offset)
+      .limit(limit)
+      .execute();
+  }
+
+  async get(workspaceId: string, id: number): Promise<PageRow | undefined> {
+    return this.db
+      .selectFrom("status_pages")
+      .selectAll()
+      .where("id", "=", id)
+      .where("workspace_id", "=", workspaceId)
+      .executeTakeFirst();
+  }
+
+  async getBySlug(slug: string): Promise<PageRow | undefined> {
+    return this.db.selectFrom("status_pages").selectAll().where("slug", "=", slug).executeTakeFirst();
+  }
+
+  async insert(trx: Kysely<Database>, row: Omit<PageRow, "id">): Promise<PageRow> {
+    return trx.insertInto("status_pages").values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async update(workspaceId: string, id: number, changes: Partial<PageRow>): Promise<PageRow | undefined> {
+    return this.db
+      .updateTable("status_pages")
+      .set(changes)
+      .where("id", "=", id)
+      .where("workspace_id", "=", workspaceId)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /**
+   * Deletes a page with its items and incidents (foreign keys cascade); sites and their data stay. The name is part
+   * of the delete itself, so a rename that lands after the caller read the page cannot be deleted by the old name.
+   */
+  async delete(workspaceId: string, id: number, name: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom("status_pages")
+      .where("id", "=", id)
+      .where("workspace_id", "=", workspaceId)
+      .where("name", "=", name)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async listItems(pageIds: number[]): Promise<ItemRow[]> {
+    if (pageIds.length === 0) return [];
+    return this.db
+      .selectFrom("status_page_items")
+      .selectAll()
+      .where("page_id", "in", pageIds)
+      .orderBy("position")
+      .orderBy("id")
+      .execute();
+  }
+
+  async insertItem(row: Omit<ItemRow, "id">): Promise<ItemRow> {
+    return this.db.insertInto("status_page_items").values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async nextItemPosition(pageId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom("status_page_items")
+      .select((eb) => eb.fn.max("position").as("p"))
+      .where("page_id", "=", pageId)
+      .executeTakeFirst();
+    return row?.p === null || row?.p === undefined ? 0 : Number(row.p) + 1;
+  }
+
+  async updateItem(pageId: number, id: number, changes: Partial<ItemRow>): Promise<ItemRow | undefined> {
+    return this.db
+      .updateTable("status_page_items")
+      .set(changes)
+      .where("id", "=", id)
+      .where("page_id", "=", pageId)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async deleteItem(pageId: number, id: number): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom("status_page_items")
+      .where("id", "=", id)
+      .where("page_id", "=", pageId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  /** Marks a page changed, so caches of its public view know to rebuild. */
+  async touch(pageId: number, now: string, trx: Kysely<Database> = this.db): Promise<void> {
+    await trx.updateTable("status_pages").set({ updated_at: now }).where("id", "=", pageId).execute();
+  }
+
+  /** The visible items showing these sites, in the caller's transaction (an outage opens an incident on each page). */
+  async visibleItemsOf(trx: Kysely<Database>, siteIds: string[]): Promise<ShowingItem[]> {
+    return trx
+      .selectFrom("status_page_items")
+      .select(["page_id", "site_id", "label"])
+      .where("site_id", "in", siteIds)
+      .where("visible", "=", 1)
+      .execute();
+  }
+}

@@ -1,0 +1,241 @@
+import { type Clock, utcDayBefore } from "../clock.ts";
+import type { SiteState } from "../contract/site.ts";
+import { itemStatus, uptimePercent } from "../contract/status.ts";
+import { DisplayOptions, type Incident, type PublicItem, PublicStatusPage, Theme } from "../contract/status-page.ts";
+import { groupBy } from "../group-by.ts";
+import type { IncidentRow, IncidentUpdateRow, PageRow } from "../store/schema.ts";
+import { visibilityOf } from "../store/status-pages.ts";
+import type { Store } from "../store/store.ts";
+import { EncodedAnswer, Encodings } from "./compression.ts";
+import { PUBLIC_CORS, viewHeaders, weakEtag } from "./headers.ts";
+import { ReadModel } from "./read-model.ts";
+
+/** How many incidents a public view carries, newest first. */
+export const PUBLIC_INCIDENT_LIMIT = 50;
+
+/**
+ * How finely a page's check times count as something its visitors see (see visibleItems): the ETag moves when
+ * the page's latest check enters another half hour, so that an open page's "checked … ago" is renewed at least
+ * that often while nothing else changes, and stays unchanged (304) between.
+ */
+export const CHECK_TIME_GRANULARITY_MS = 30 * 60_000;
+
+/**
+ * One answer of a view: its bytes, kept compressed in each coding once asked for (`encoded`, with its headers for
+ * a 200), its weak ETag, and `headers`, those of every answer, the 304 included (see viewHeaders).
+ */
+export class Body extends EncodedAnswer {
+  constructor(
+    bytes: Uint8Array<ArrayBuffer>,
+    readonly etag: string,
+    visibility: PageView["visibility"],
+  ) {
+    // The fast path answers from node:http, before the app's CORS middleware: its 200s carry CORS themselves.
+    super(new Encodings(bytes, "fast"), viewHeaders(visibility, etag), PUBLIC_CORS);
+  }
+}
+
+/** A page's public view, serialized once, with what the access check needs. */
+export interface PageView {
+  pageId: number;
+  workspaceId: string;
+  visibility: PublicStatusPage["visibility"];
+  passwordHash: string | null;
+  page: Body;
+  items: Body;
+  incidents: Body;
+}
+
+/** `value` serialized, with a weak ETag of `visible`: what of it a visitor sees (see visibleItems). */
+function body(value: unknown, visible: unknown, visibility: PageView["visibility"]): Body {
+  return new Body(new TextEncoder().encode(JSON.stringify(value)), weakEtag(JSON.stringify(visible)), visibility);
+}
+
+/**
+ * An uptime percentage as the element shows it: the same Intl formatting of the same double (format.ts), so the
+ * two never round a value differently (half up in decimal would differ on values such as 99.985).
+ */
+const SHOWN_PERCENT = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 2, useGrouping: false });
+const shownUptime = (uptime: number) => SHOWN_PERCENT.format(uptime / 100);
+/** The colour band of a day's bar, as the element draws it: 99% and up, 95% and up, below. */
+const band = (uptime: number) => (uptime >= 99 ? 2 : uptime >= 95 ? 1 : 0);
+
+/** What a visitor sees of an item: every field but the check's time and response time, which only count as there. */
+function visibleItem(item: PublicItem) {
+  return {
+    id: item.id,
+    label: item.label,
+    type: item.type,
+    status: item.status,
+    uptime: item.uptime === null ? null : shownUptime(item.uptime),
+    checked: item.last_check !== null,
+    timed: item.response_time !== null,
+    history: item.history.map((day) => [day.date, shownUptime(day.uptime), band(day.uptime)]),
+  };
+}
+
+/**
+ * What a page's visitors see of its items, which its ETag is computed over: each item's label, status, uptime
+ * and daily bars as shown (two decimals, the bar's colour), and the half hour of the page's latest check
+ * (CHECK_TIME_GRANULARITY_MS), but not each check's time and response time. The engine writes those on every
+ * check of every site; were they in the ETag, every refresh of an open page would download it again, though it
+ * shows the same. The body still holds them, as the contract says: a weak validator (W/) says that answers under
+ * it mean the same, not that they are the same bytes, and If-None-Match compares weakly.
+ */
+function visibleItems(items: PublicItem[]) {
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const item of items) if (item.last_check !== null) latest = Math.max(latest, Date.parse(item.last_check));
+  const checked = Number.isFinite(latest) ? Math.floor(latest / CHECK_TIME_GRANULARITY_MS) : null;
+  return { checked, items: items.map(visibleItem) };
+}
+
+/** An incident row and its updates (newest first) as the API shows it. */
+export function incidentView(row: IncidentRow, updates: IncidentUpdateRow[]): Incident {
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status as Incident["status"],
+    started_at: row.started_at,
+    resolved_at: row.resolved_at,
+    duration_minutes:
+      row.resolved_at === null
+        ? null
+        : Math.max(0, Math.floor((Date.parse(row.resolved_at) - Date.parse(row.started_at)) / 60_000)),
+    updates: updates
+      .filter((u) => u.incident_id === row.id)
+      .map((u) => ({ timestamp: u.created_at, status: u.status as Incident["status"], message: u.message })),
+  };
+}
+
+export function incidentViews(rows: IncidentRow[], updates: IncidentUpdateRow[]): Incident[] {
+  return rows.map((row) => incidentView(row, updates));
+}
+
+type Rows = Awaited<ReturnType<Store["views"]["pageViewData"]>>;
+
+/** What a view is made of: the page's items, incidents and updates, and the daily stats by site. */
+interface ViewData {
+  items: Rows["items"];
+  statsBySite: Map<string, Rows["stats"]>;
+  incidents: Rows["incidents"];
+  updates: Rows["updates"];
+}
+
+/**
+ * A page's public view from its rows (no store access, not yet checked against the contract): what the API serves
+ * (PageViews) and what the static build renders (publicViews).
+ */
+export function publicView(page: PageRow, data: ViewData, now: Date): PublicStatusPage {
+  const display = DisplayOptions.parse(JSON.parse(page.display));
+  const from = utcDayBefore(now, display.historyDays - 1);
+  const items: PublicItem[] = data.items.map((item) => {
+    let total = 0;
+    let up = 0;
+    const history: PublicItem["history"] = [];
+    for (const s of data.statsBySite.get(item.site_id) ?? []) {
+      if (s.checks_total <= 0 || s.day < from) continue;
+      total += s.checks_total;
+      up += s.checks_up;
+      history.push({ date: s.day, uptime: uptimePercent(s.checks_up, s.checks_total) });
+    }
+    return {
+      id: item.id,
+      label: item.label,
+      type: "website",
+      status: itemStatus(item.state as SiteState, item.pause === 1),
+      uptime: total > 0 ? uptimePercent(up, total) : null,
+      response_time: item.last_response_ms,
+      last_check: item.last_check_time,
+      history,
+    };
+  });
+  return {
+    name: page.name,
+    slug: page.slug,
+    description: page.description,
+    visibility: visibilityOf(page.visibility),
+    custom_domain: page.custom_domain,
+    theme: Theme.parse(JSON.parse(page.theme)),
+    display,
+    items,
+    incidents: incidentViews(data.incidents, data.updates),
+  };
+}
+
+/** Every public page's view from one bulk read (Store.views.publicPagesViewData), in slug order. */
+export function publicViews(
+  all: Awaited<ReturnType<Store["views"]["publicPagesViewData"]>>,
+  now: Date,
+): { page: PageRow; view: PublicStatusPage }[] {
+  const items = groupBy(all.items, (i) => i.page_id);
+  const statsBySite = groupBy(all.stats, (s) => s.site_id);
+  const incidents = groupBy(all.incidents, (i) => i.page_id);
+  const updates = groupBy(all.updates, (u) => u.incident_id);
+  return all.pages.map((page) => {
+    const own = incidents.get(page.id) ?? [];
+    const data: ViewData = {
+      items: items.get(page.id) ?? [],
+      statsBySite,
+      incidents: own,
+      updates: own.flatMap((i) => updates.get(i.id) ?? []),
+    };
+    return { page, view: publicView(page, data, now) };
+  });
+}
+
+/**
+ * The public views of status pages by slug: each assembled from the store once (a fixed number of queries, whatever
+ * the number of items), checked against the contract, serialized, and then served as bytes until something
+ * changes (see ReadModel).
+ */
+export class PageViews {
+  private readonly views: ReadModel<PageView>;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    ttlMs: number,
+  ) {
+    this.views = new ReadModel(clock, ttlMs);
+  }
+
+  invalidate(): void {
+    this.views.invalidate();
+  }
+
+  peek(slug: string): PageView | undefined {
+    return this.views.peek(slug);
+  }
+
+  get(slug: string): Promise<PageView | null> {
+    return this.views.get(slug, async () => {
+      const page = await this.store.pages.getBySlug(slug);
+      return page ? this.assemble(page) : null;
+    });
+  }
+
+  private async assemble(page: PageRow): Promise<PageView> {
+    const now = this.clock.now();
+    const display = DisplayOptions.parse(JSON.parse(page.display));
+    const data = await this.store.views.pageViewData(
+      page,
+      utcDayBefore(now, display.historyDays - 1),
+      PUBLIC_INCIDENT_LIMIT,
+    );
+    const { stats, ...rows } = data;
+    const view = PublicStatusPage.parse(
+      publicView(page, { ...rows, statsBySite: groupBy(stats, (s) => s.site_id) }, now),
+    );
+    const visible = visibleItems(view.items);
+    const incidents = { slug: page.slug, incidents: view.incidents };
+    return {
+      pageId: page.id,
+      workspaceId: page.workspace_id,
+      visibility: view.visibility,
+      passwordHash: page.password_hash,
+      page: body(view, { ...view, ...visible }, view.visibility),
+      items: body({ slug: page.slug, items: view.items }, { slug: page.slug, ...visible }, view.visibility),
+      incidents: body(incidents, incidents, view.visibility),
+    };
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * The layering rules of docs' architecture.md, read off the import graph with the TypeScript compiler's parser:
+ * every import runs down, no cycle, the store owns every query, the element reaches the server only through the
+ * contract. A failure names each offending import, so the fix is where it says.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+import { describe, expect, test } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const SOURCE = /\.(ts|mts|mjs|js)$/;
+
+interface Edge {
+  from: string;
+  to: string;
+  /** `import type`, `export type`, or every named binding marked `type`: erased from the built code. */
+  typeOnly: boolean;
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : walk(path);
+    return SOURCE.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+function typeOnlyImport(node: ts.ImportDeclaration): boolean {
+  const clause = node.importClause;
+  if (!clause) return false;
+  if (clause.isTypeOnly) return true;
+  const bindings = clause.namedBindings;
+  return (
+    clause.name === undefined &&
+    bindings !== undefined &&
+    ts.isNamedImports(bindings) &&
+    bindings.elements.length > 0 &&
+    bindings.elements.every((element) => element.isTypeOnly)
+  );
+}
+
+/** Every relative import and re-export of a file, static or dynamic, resolved to a path from the root. */
+function importsOf(file: string): Edge[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const edges: Edge[] = [];
+  const add = (specifier: string, typeOnly: boolean) => {
+    if (!specifier.startsWith(".")) return;
+    const to = relative(ROOT, resolve(ROOT, dirname(file), specifier))
+      .split("\\")
+      .join("/");
+    edges.push({ from: file, to, typeOnly });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      add(node.moduleSpecifier.text, typeOnlyImport(node));
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      add(node.moduleSpecifier.text, node.isTypeOnly);
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      add(node.arguments[0].text, false);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return edges;
+}
+
+const FILES = ["server", "components", "site", "bench", "bin", "test"].flatMap(walk);
+const EDGES = FILES.flatMap(importsOf);
+const show = (edges: Edge[]) => edges.map((e) => `${e.from} -> ${e.to}${e.typeOnly ? " (type)" : ""}`);
+const under = (path: string, ...folders: string[]) => folders.some((folder) => path.startsWith(`${folder}/`));
+
+/**
+ * The server's layers, lowest first: a file may import its own layer or a lower one. Config validates with the
+ * contract's schemas (an e-mail address is checked one way everywhere), so it sits just above the contract.
+ */
+const LAYERS: [string, (path: string) => boolean][] = [
+  ["base", (p) => /^server\/(clock|log|html|builds|group-by)\.ts$/.test(p)],
+  ["contract", (p) => under(p, "server/contract")],
+  ["config", (p) => p === "server/config.ts"],
+  ["store", (p) => under(p, "server/store")],
+  ["domain", (p) => under(p, "server/engine", "server/accounts", "server/alerts")],
+  ["views", (p) => under(p, "server/views")],
+  ["http toolkit", (p) => under(p, "server/http")],
+  ["route owners", (p) => under(p, "server/api", "server/anon", "server/pages")],
+  ["composition", (p) => p === "server/app.ts"],
+  ["entry", (p) => under(p, "server/cli") || /^server\/(main|index)\.(ts|js)$/.test(p)],
+];
+const layerOf = (path: string) => LAYERS.findIndex(([, inLayer]) => inLayer(path));
+/** Folders that must not import another folder of their own layer (each is its own room). */
+const SIBLINGS = ["server/api", "server/anon", "server/pages", "server/engine", "server/accounts"];
+const folderOf = (path: string) => SIBLINGS.find((folder) => under(path, folder));
+
+/** Strongly connected components with more than one file (Tarjan), each a cycle to break. */
+function cycles(edges: Edge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let counter = 0;
+  const connect = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop() as string;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of next.keys()) if (!index.has(v)) connect(v);
+  return found;
+}
+
+describe("the import graph", () => {
+  test("reads a graph of the whole tree (the rules below are not vacuous)", () => {
+    expect(FILES.length).toBeGreaterThan(150);
+    expect(EDGES.length).toBeGreaterThan(500);
+    for (const folder of ["server/contract", "server/store", "server/engine", "server/views", "server/http"]) {
+      expect(FILES.some((f) => under(f, folder))).toBe(true);
+    }
+    // Every server file belongs to a layer, so none escapes the rules.
+    expect(FILES.filter((f) => under(f, "server") && layerOf(f) < 0)).toEqual([]);
+  });
+
+  test("no import cycle, type-only imports included", () => {
+    expect(cycles(EDGES)).toEqual([]);
+  });
+
+  test("every server import runs down: a layer imports only itself and the layers below", () => {
+    const name = (path: string) => LAYERS[layerOf(path)]?.[0];
+    const upward = EDGES.filter(
+      (e) => under(e.from, "server") && under(e.to, "server") && layerOf(e.to) > layerOf(e.from),
+    ).map((e) => `${e.from} (${name(e.from)}) -> ${e.to} (${name(e.to)})`);
+    expect(upward).toEqual([]);
+  });
+
+  test("sibling folders of one layer never import each other (api/ and anon/ included)", () => {
+    const across = EDGES.filter((e) => {
+      const a = folderOf(e.from);
+      const b = folderOf(e.to);
+      return a !== undefined && b !== undefined && a !== b && layerOf(e.from) === layerOf(e.to);
+    });
+    expect(show(across)).toEqual([]);
+  });
+
+  test("the server never imports the static site, the tests or the benchmarks", () => {
+    expect(show(EDGES.filter((e) => under(e.from, "server") && under(e.to, "site", "test", "bench")))).toEqual([]);
+  });
+
+  test("only the hosted pages import the element (to render it on the server)", () => {
+    const outside = EDGES.filter(
+      (e) => under(e.from, "server") && under(e.to, "components") && !under(e.from, "server/pages"),
+    );
+    expect(show(outside)).toEqual([]);
+  });
+
+  test("the element reaches the server only through contract types, and the pure status math", () => {
+    const wrong = EDGES.filter(
+      (e) =>
+        under(e.from, "components") &&
+        !under(e.to, "components") &&
+        !(under(e.to, "server/contract") && (e.typeOnly || e.to === "server/contract/status.ts")),
+    );
+    expect(show(wrong)).toEqual([]);
+    // status.ts runs in the browser: it may import types only, so zod never reaches the embed bundle.
+    const statusImports = EDGES.filter((e) => e.from === "server/contract/status.ts");
+    expect(statusImports.length).toBeGreaterThan(0);
+    expect(show(statusImports.filter((e) => !e.typeOnly))).toEqual([]);
+  });
+
+  test("the static site reads through views/ or the API, never the store", () => {
+    expect(show(EDGES.filter((e) => under(e.from, "site") && under(e.to, "server/store")))).toEqual([]);
+  });
+
+  test("benchmarks import only test/support/ of the tests", () => {
+    const wrong = EDGES.filter((e) => under(e.from, "bench") && under(e.to, "test") && !under(e.to, "test/support"));
+    expect(show(wrong)).toEqual([]);
+  });
+});
+
+describe("the store owns every query", () => {
+  const BUILDER = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql`|\bsql<[^>]*>`/;
+
+  test("no Kysely query builder outside server/store/ (server, site, components, bench)", () => {
+    const offending = FILES.filter(
+      (f) => under(f, "server", "site", "components", "bench") && !under(f, "server/store"),
+    )
+      .flatMap((file) =>
+        readFileSync(join(ROOT, file), "utf8")
+          .split("\n")
+          .map((line, i) => ({ file, line: i + 1, text: line.trim() }))
+          .filter(({ text }) => BUILDER.test(text) && !text.startsWith("//") && !text.startsWith("*")),
+      )
+      .map(({ file, line, text }) => `${file}:${line}: ${text}`);
+    expect(offending).toEqual([]);
+  });
+
+  test("the pattern finds builders where they belong (it is not vacuous)", () => {
+    const store = FILES.filter((f) => under(f, "server/store"));
+    const withBuilders = store.filter((f) => BUILDER.test(readFileSync(join(ROOT, f), "utf8")));
+    expect(withBuilders.length).toBeGreaterThanOrEqual(5);
+  });
+});

@@ -1,0 +1,323 @@
+// @vitest-environment happy-dom
+import { describe, expect, test } from "vitest";
+import { formatsFor } from "../../../components/porchlight-status/format.ts";
+import type { PorchlightStatus } from "../../../components/porchlight-status/porchlight-status.ts";
+import { type OverallStatus, overallStatus } from "../../../server/contract/status.ts";
+import type { Incident, ItemStatus } from "../../../server/contract/status-page.ts";
+import {
+  $,
+  $$,
+  API,
+  answers,
+  base,
+  calls,
+  DAY,
+  isoDay,
+  item,
+  json,
+  MINUTE,
+  mount,
+  page,
+  pageWith,
+  root,
+  SLUG,
+  settle,
+  stubFetch,
+  text,
+} from "./helpers.ts";
+
+describe("overallStatus and the banner", () => {
+  const cases: [string, ItemStatus[], OverallStatus, string][] = [
+    ["every item operational", ["operational", "operational"], "operational", "All systems operational"],
+    ["operational with a paused item", ["operational", "paused"], "operational", "All systems operational"],
+    ["one degraded", ["operational", "degraded"], "degraded", "Degraded performance"],
+    ["some outage", ["operational", "outage"], "partial", "Partial outage"],
+    ["degraded and outage", ["degraded", "outage"], "partial", "Partial outage"],
+    ["every watched item out", ["outage", "outage", "paused"], "major", "Major outage"],
+    ["an item not checked yet", ["operational", "unknown"], "unknown", "Status unknown"],
+    ["only paused items", ["paused"], "unknown", "Status unknown"],
+    ["no items", [], "unknown", "Status unknown"],
+  ];
+
+  test.each(cases)("%s → %s", (_name, statuses, expected) => {
+    expect(overallStatus(statuses.map((status) => ({ status })))).toBe(expected);
+  });
+
+  test.each(cases)(
+    "%s: the banner says so, with an icon, in a live region",
+    async (_name, statuses, _status, words) => {
+      answers(() => json(pageWith(...statuses)));
+      const el = await mount();
+      const banner = $(el, '[part="banner"]') as HTMLElement;
+      expect(banner.getAttribute("role")).toBe("status");
+      expect(text(banner)).toBe(words);
+      const mark = banner.querySelector("[data-mark]") as HTMLElement;
+      expect(mark.getAttribute("aria-hidden")).toBe("true");
+      expect(mark.getAttribute("data-mark")).not.toBe("");
+    },
+  );
+});
+
+describe("loading and the ready page", () => {
+  test("while the request is pending a skeleton with a Loading… status shows", async () => {
+    let release: (response: Response) => void = () => {};
+    stubFetch(() => new Promise<Response>((resolve) => (release = resolve)));
+    const el = await mount();
+    expect(calls).toHaveLength(1);
+    const skeleton = $(el, '[part="skeleton"]') as HTMLElement;
+    expect(skeleton).not.toBeNull();
+    expect(text(skeleton.querySelector('[role="status"]') as HTMLElement)).toBe("Loading…");
+    expect($(el, '[part="items"]')).toBeNull();
+
+    release(json(page()));
+    await settle(el);
+    expect($(el, '[part="skeleton"]')).toBeNull();
+    expect(text($(el, "h2") as HTMLElement)).toBe("Acme Status");
+  });
+
+  test("name, description, items with words, icons, uptime, response time, last check and daily bars", async () => {
+    const p = page({
+      display: { historyDays: 7, showUptime: true, showResponseTime: true, showIncidents: true },
+      items: [
+        item({
+          id: 1,
+          label: "Website",
+          status: "operational",
+          uptime: 99.5,
+          response_time: 120,
+          last_check: new Date(Date.now() - 5 * MINUTE).toISOString(),
+          history: [
+            { date: isoDay(3), uptime: 97.5 },
+            { date: isoDay(0), uptime: 99.25 },
+          ],
+        }),
+        item({ id: 2, label: "Checkout", status: "outage", uptime: 80, response_time: 2500, history: [] }),
+      ],
+    });
+    answers(() => json(p));
+    const el = await mount({ locale: "en-US" });
+
+    expect(text($(el, '[part="header"] h2') as HTMLElement)).toBe("Acme Status");
+    expect(text($(el, '[part="header"] p') as HTMLElement)).toBe("Everything Acme runs.");
+    expect(text($(el, '[part="banner"]') as HTMLElement)).toBe("Partial outage");
+
+    const items = $$(el, '[part="item"]');
+    expect(items).toHaveLength(2);
+    const [website, checkout] = items as [HTMLElement, HTMLElement];
+    expect(text(website)).toContain("Website");
+    expect(text(website)).toContain("Operational");
+    expect(text(checkout)).toContain("Checkout");
+    expect(text(checkout)).toContain("Outage");
+    for (const row of items) {
+      // The status is a word plus an icon, not a colour alone.
+      const mark = row.querySelector("[data-mark]") as HTMLElement;
+      expect(mark.getAttribute("aria-hidden")).toBe("true");
+      expect(mark.parentElement?.textContent).toMatch(/Operational|Outage/);
+    }
+    expect((website.querySelector("[data-mark]") as HTMLElement).dataset.mark).not.toBe(
+      (checkout.querySelector("[data-mark]") as HTMLElement).dataset.mark,
+    );
+    expect(text(website)).toContain("99.5% uptime");
+    expect(text(website)).toContain("120 ms");
+    expect(text(website)).toContain("checked 5 minutes ago");
+    expect(text(checkout)).toContain("80% uptime");
+    expect(text(checkout)).toContain("2,500 ms");
+
+    const day = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
+    const label = (daysAgo: number) => day.format(new Date(isoDay(daysAgo)));
+    const history = website.querySelector('[part="history"]') as HTMLElement;
+    expect(history.getAttribute("aria-label")).toBe("Website: daily uptime, 7 days");
+    const bars = [...history.children] as HTMLElement[];
+    expect(bars).toHaveLength(7);
+    expect(bars.map((bar) => bar.getAttribute("aria-label"))).toEqual([
+      `${label(6)}: no data`,
+      `${label(5)}: no data`,
+      `${label(4)}: no data`,
+      `${label(3)}: 97.5% uptime`,
+      `${label(2)}: no data`,
+      `${label(1)}: no data`,
+      `${label(0)}: 99.25% uptime`,
+    ]);
+    for (const row of items) {
+      const rowBars = [...row.querySelectorAll('[part="history"] > li')] as HTMLElement[];
+      expect(rowBars).toHaveLength(7);
+      // Only today's bar is in the tab order.
+      expect(rowBars.filter((bar) => bar.getAttribute("tabindex") === "0")).toEqual([rowBars[6]]);
+      expect(rowBars.slice(0, 6).every((bar) => bar.getAttribute("tabindex") === "-1")).toBe(true);
+    }
+  });
+
+  test("each item status has its own word and its own icon", async () => {
+    const statuses: ItemStatus[] = ["operational", "degraded", "outage", "paused", "unknown"];
+    answers(() => json(pageWith(...statuses)));
+    const el = await mount({ locale: "en" });
+    const rows = $$(el, '[part="item"] > div');
+    expect(rows.map(text)).toEqual([
+      "Service 0Operational",
+      "Service 1Degraded",
+      "Service 2Outage",
+      "Service 3Paused",
+      "Service 4Unknown",
+    ]);
+    const marks = rows.map((row) => row.querySelector("[data-mark]") as HTMLElement);
+    expect(marks.every((mark) => mark.getAttribute("aria-hidden") === "true")).toBe(true);
+    expect(new Set(marks.map((mark) => mark.dataset.mark)).size).toBe(5);
+  });
+
+  test("incidents: title, status word, start, duration and update messages; resolved ones with their end", async () => {
+    const now = Date.now();
+    const openStart = new Date(now - 2 * 60 * MINUTE).toISOString();
+    const closedStart = new Date(now - 3 * DAY).toISOString();
+    const closedEnd = new Date(now - 3 * DAY + 90 * MINUTE).toISOString();
+    const incidents: Incident[] = [
+      {
+        id: 2,
+        title: "Slow checkout",
+        status: "identified",
+        started_at: openStart,
+        resolved_at: null,
+        duration_minutes: null,
+        updates: [
+          { timestamp: new Date(now - 60 * MINUTE).toISOString(), status: "identified", message: "A bad deploy." },
+          { timestamp: openStart, status: "investigating", message: "Looking into slow payments." },
+        ],
+      },
+      {
+        id: 1,
+        title: "Login outage",
+        status: "resolved",
+        started_at: closedStart,
+        resolved_at: closedEnd,
+        duration_minutes: 90,
+        updates: [{ timestamp: closedEnd, status: "resolved", message: "Fixed by a restart." }],
+      },
+    ];
+    answers(() => json(page({ incidents })));
+    const el = await mount({ locale: "en-US" });
+    // In this machine's zone, as the element shows it: format.test.ts holds the formats to fixed zones.
+    const f = formatsFor("en-US");
+
+    expect($$(el, "h3").map(text)).toContain("Incidents");
+    const rows = $$(el, '[part="incident"]');
+    expect(rows).toHaveLength(2);
+    const [open, closed] = rows.map(text) as [string, string];
+    expect(open).toContain("Slow checkout");
+    expect(open).toContain("Identified");
+    expect(open).toContain(f.when(openStart));
+    // Counted to now from the first render: a hair over two hours, which is two hours (seconds are no "about").
+    expect(open).toMatch(/· 2\s+hours /);
+    expect(open).not.toContain("about");
+    expect(open).toContain("A bad deploy.");
+    expect(open).toContain("Looking into slow payments.");
+    expect(open).toContain("Investigating");
+    expect(closed).toContain("Login outage");
+    expect(closed).toContain("Resolved");
+    expect(closed).toContain(`${f.when(closedStart)} – ${f.until(closedStart, closedEnd)}`);
+    // From its start to its end, exactly: no "about".
+    expect(closed).toContain("· 1 hour 30 minutes");
+    expect(closed).toContain("Fixed by a restart.");
+    expect(text(el)).not.toContain("No incidents.");
+    const times = $$(el, '[part="incident"] time').map((time) => time.getAttribute("datetime"));
+    expect(times).toContain(closedEnd);
+  });
+
+  test('"No incidents." when there are none', async () => {
+    answers(() => json(page({ incidents: [] })));
+    const el = await mount();
+    expect($$(el, "h3").map(text)).toContain("Incidents");
+    expect(text(el)).toContain("No incidents.");
+    expect($(el, '[part="incidents"]')).toBeNull();
+  });
+
+  test("showIncidents=false hides the incidents heading and list", async () => {
+    const incident: Incident = {
+      id: 1,
+      title: "Hidden incident",
+      status: "investigating",
+      started_at: new Date().toISOString(),
+      resolved_at: null,
+      duration_minutes: null,
+      updates: [],
+    };
+    const display = { historyDays: 7, showUptime: true, showResponseTime: true, showIncidents: false };
+    answers(() => json(page({ display, incidents: [incident] })));
+    const el = await mount();
+    expect(text($(el, '[part="banner"]') as HTMLElement)).toBe("All systems operational");
+    expect($$(el, "h3").map(text)).not.toContain("Incidents");
+    expect(text(el)).not.toContain("Hidden incident");
+    expect(text(el)).not.toContain("No incidents.");
+  });
+
+  test("showUptime=false hides the bars and the uptime; showResponseTime=false hides the time", async () => {
+    const display = { historyDays: 7, showUptime: false, showResponseTime: false, showIncidents: true };
+    answers(() => json(page({ display, items: [item({ history: [{ date: isoDay(0), uptime: 99 }] })] })));
+    const el = await mount({ locale: "en" });
+    expect($$(el, '[part="item"]')).toHaveLength(1);
+    expect($(el, '[part="history"]')).toBeNull();
+    expect(text(el)).not.toContain("uptime");
+    expect(text(el)).not.toContain("120 ms");
+    expect(text(el)).toContain("checked 5 minutes ago");
+  });
+});
+
+test("the status paints a frame before the daily bars, whose empty lists already hold their place", async () => {
+  answers(() => json(pageWith("operational", "degraded")));
+  const el = document.createElement("porchlight-status") as PorchlightStatus;
+  el.setAttribute("slug", SLUG);
+  el.setAttribute("api-base", API);
+  const atFirstPaint: number[] = [];
+  el.addEventListener("porchlight-load", async () => {
+    // The event comes just before the element asks for its render.
+    await Promise.resolve();
+    await el.updateComplete;
+    atFirstPaint.push($$(el, '[part="history"]').length, $$(el, '[part="history"] > li').length);
+    expect(text($(el, '[part="banner"]') as HTMLElement)).toBe("Degraded performance");
+  });
+  document.body.append(el);
+  await settle(el);
+  await settle(el);
+  expect(atFirstPaint).toEqual([2, 0]);
+  expect($$(el, '[part="history"] > li').length).toBeGreaterThan(0);
+  el.remove();
+});
+
+describe("text from the API stays text", () => {
+  test("markup in the name, description, label, incident title and message creates no element", async () => {
+    const evil = '<img src=x onerror=alert(1)><script>alert("x")</script>';
+    answers(() =>
+      json(
+        page({
+          name: `Name ${evil}`,
+          description: `Description ${evil}`,
+          items: [item({ label: `Label ${evil}` })],
+          incidents: [
+            {
+              id: 1,
+              title: `Title ${evil}`,
+              status: "investigating",
+              started_at: new Date().toISOString(),
+              resolved_at: null,
+              duration_minutes: null,
+              updates: [{ timestamp: new Date().toISOString(), status: "investigating", message: `Message ${evil}` }],
+            },
+          ],
+        }),
+      ),
+    );
+    const el = await mount();
+    const all = text(el);
+    for (const where of ["Name", "Description", "Label", "Title", "Message"]) {
+      expect(all).toContain(`${where} ${evil}`);
+    }
+    expect(root(el).querySelectorAll("img, script")).toHaveLength(0);
+    expect(root(el).querySelectorAll("[onerror]")).toHaveLength(0);
+  });
+
+  test("an accent colour that is not #rrggbb cannot inject CSS", async () => {
+    answers(() => json(page({ theme: { mode: "light", accentColor: "red;background:url(https://evil.test)" } })));
+    const el = await mount();
+    const style = base(el).getAttribute("style") ?? "";
+    expect(style).not.toContain("evil");
+    expect(style).toContain("--_accent:#2563eb");
+  });
+});

@@ -1,0 +1,500 @@
+/**
+ * The engine's judging step without a database: site rows, recent results and outcomes in, every write out. Each
+ * row pins one thing the verdict decides (state, incident, statistics, conditions), so a broken judge fails here.
+ */
+import { afterEach, describe, expect, test, vi } from "vitest";
+import {
+  CONDITIONS_EVERY_MS,
+  conditionsDue,
+  incidentWrites,
+  type JudgeInput,
+  judge,
+} from "../../server/engine/judge.ts";
+import type { DueCheck, Outcome } from "../../server/engine/outcome.ts";
+import type { ResultSummary } from "../../server/engine/verdict.ts";
+import type { Showing } from "../../server/store/checks.ts";
+import type { SiteRow } from "../../server/store/schema.ts";
+
+const NOW = Date.parse("2026-11-21T12:00:00Z");
+const MIN = 60_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+/** Fresh for two intervals (60 s) plus the timeout (30 s). */
+const FRESH_MS = 2 * MIN + 30_000;
+
+function site(overrides: Partial<SiteRow> = {}): SiteRow {
+  return {
+    id: "site-a",
+    workspace_id: "w",
+    version: 0,
+    url: "https://shop.test/",
+    name: "Shop",
+    method: "GET",
+    headers: "[]",
+    check_interval: 60,
+    timeout: 30,
+    parent_group: "",
+    pause: 0,
+    notes: "",
+    success_codes: "[200]",
+    error_codes: "[]",
+    enabled: 1,
+    regions: '["local"]',
+    has_certificate_error: 0,
+    is_frozen: 0,
+    legacy_status: "active",
+    state: "healthy",
+    health_summary: "Up: 120 ms in local.",
+    last_check_time: iso(NOW - MIN),
+    last_response_ms: 120,
+    ssl_info: null,
+    domain_info: null,
+    domain_expiration: null,
+    wordpress: null,
+    created_at: iso(NOW - 86_400_000),
+    updated_at: iso(NOW - 86_400_000),
+    slow_threshold_ms: 2000,
+    conditions: "[]",
+    judged_at: iso(NOW - MIN),
+    rejudge_at: null,
+    // Judged a moment ago: conditions are not due unless a row says so.
+    conditions_at: iso(NOW - MIN),
+    domain_checked_at: null,
+    ...overrides,
+  };
+}
+
+/** Results of one region, newest first: "u" up (120 ms), "d" down, or an up check's response time. */
+function results(region: string, pattern: (string | number)[], newest = NOW): ResultSummary[] {
+  return pattern.map((p, i) => ({
+    region,
+    at: newest - i * MIN,
+    ok: p !== "d",
+    responseMs: p === "d" ? null : typeof p === "number" ? p : 120,
+    error: p === "d" ? "HTTP 500" : null,
+  }));
+}
+
+function outcome(siteId: string, at: number, overrides: Partial<Outcome> = {}): Outcome {
+  const check = { siteId, region: "local", dueAt: at, owner: "e1", recent: [] } as unknown as DueCheck;
+  return {
+    check,
+    at,
+    ok: true,
+    slow: false,
+    statusCode: 200,
+    responseMs: 120,
+    error: null,
+    timings: { totalMs: 120 },
+    certificate: null,
+    wordpress: null,
+    ...overrides,
+  };
+}
+
+/** What judging reads, and what the pages show of the sites (read for the moving ones only, as record.ts does). */
+type Given = JudgeInput & Showing;
+
+function input(overrides: Partial<Given> = {}): Given {
+  return {
+    now: NOW,
+    sites: [site()],
+    recent: new Map([["site-a", results("local", ["u", "u"])]]),
+    outcomes: [],
+    windows: new Map(),
+    items: [{ page_id: 7, site_id: "site-a", label: "Shop" }],
+    openIncidents: [],
+    ...overrides,
+  };
+}
+
+/**
+ * Both pure steps as the engine runs them: judge, then the incident moves' rows from what the pages show of the
+ * moving sites (the given items and incidents of the sites that move, nothing of the others).
+ */
+function judged(given: Given) {
+  const j = judge(given);
+  const moving = new Set(j.moves.map((m) => m.siteId));
+  const showing = {
+    items: given.items.filter((i) => moving.has(i.site_id)),
+    openIncidents: given.openIncidents.filter((i) => i.site_id !== null && moving.has(i.site_id)),
+  };
+  return { ...j, incidents: incidentWrites(j.moves, showing, given.now) };
+}
+
+const changeOf = (j: ReturnType<typeof judge>, id = "site-a") => j.sites.find((s) => s.id === id)?.change;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("judge: state and incidents", () => {
+  test("a healthy site stays healthy: its summary and times are written, nothing else moves", () => {
+    const j = judged(input());
+    expect(changeOf(j)).toEqual({
+      state: "healthy",
+      health_summary: "Up: 120 ms in local.",
+      judged_at: iso(NOW),
+      rejudge_at: iso(NOW + FRESH_MS),
+    });
+    expect(j.incidents).toEqual([]);
+    expect(j.moves).toEqual([]);
+    expect(j.stats).toEqual([]);
+    expect(j.pagesChanged).toBe(false);
+  });
+
+  test("only the sites whose incidents move are named, so what the pages show is read for them alone", () => {
+    const j = judge(
+      input({
+        sites: [site(), site({ id: "site-b" }), site({ id: "site-c", state: "unhealthy" })],
+        recent: new Map([
+          ["site-a", results("local", ["u", "u"])],
+          ["site-b", results("local", ["d", "d"])],
+          ["site-c", results("local", ["u", "u"])],
+        ]),
+      }),
+    );
+    expect(j.moves).toEqual([
+      { siteId: "site-b", move: "open", summary: expect.stringContaining("Down") },
+      { siteId: "site-c", move: "resolve", summary: expect.stringContaining("Up") },
+    ]);
+  });
+
+  test("healthy to unhealthy opens one automatic incident per page showing the site", () => {
+    const j = judged(
+      input({
+        recent: new Map([["site-a", results("local", ["d", "d"])]]),
+        items: [
+          { page_id: 7, site_id: "site-a", label: "Shop" },
+          { page_id: 8, site_id: "site-a", label: "Our shop" },
+          { page_id: 9, site_id: "site-b", label: "Blog" },
+        ],
+      }),
+    );
+    expect(changeOf(j)).toMatchObject({ state: "unhealthy", health_summary: "Down in local: HTTP 500." });
+    expect(j.pagesChanged).toBe(true);
+    const at = iso(NOW);
+    expect(j.incidents).toEqual([
+      {
+        kind: "open",
+        incident: {
+          page_id: 7,
+          title: "Shop is down",
+          status: "investigating",
+          started_at: at,
+          resolved_at: null,
+          created_at: at,
+          updated_at: at,
+          site_id: "site-a",
+          source: "automatic",
+        },
+        message: "Porchlight confirmed an outage. Down in local: HTTP 500.",
+      },
+      expect.objectContaining({
+        kind: "open",
+        incident: expect.objectContaining({ page_id: 8, title: "Our shop is down" }),
+      }),
+    ]);
+  });
+
+  test("turning unhealthy with an automatic incident still open on a page updates that one instead", () => {
+    const j = judged(
+      input({
+        recent: new Map([["site-a", results("local", ["d", "d"])]]),
+        openIncidents: [{ id: 41, page_id: 7, site_id: "site-a", status: "identified" }],
+      }),
+    );
+    expect(j.incidents).toEqual([
+      {
+        kind: "append",
+        pageId: 7,
+        incidentId: 41,
+        status: "identified",
+        message: "Porchlight confirmed an outage. Down in local: HTTP 500.",
+        at: iso(NOW),
+      },
+    ]);
+  });
+
+  test("recovery resolves the open automatic incident", () => {
+    const j = judged(
+      input({
+        sites: [site({ state: "unhealthy" })],
+        openIncidents: [{ id: 41, page_id: 7, site_id: "site-a", status: "investigating" }],
+      }),
+    );
+    expect(changeOf(j)?.state).toBe("healthy");
+    expect(j.pagesChanged).toBe(true);
+    expect(j.incidents).toEqual([
+      {
+        kind: "append",
+        pageId: 7,
+        incidentId: 41,
+        status: "resolved",
+        message: "Recovered. Up: 120 ms in local.",
+        at: iso(NOW),
+      },
+    ]);
+  });
+
+  test("another site's open incident is left alone", () => {
+    const j = judged(
+      input({
+        sites: [site({ state: "unhealthy" })],
+        openIncidents: [{ id: 42, page_id: 7, site_id: "site-b", status: "investigating" }],
+      }),
+    );
+    expect(j.incidents).toEqual([]);
+  });
+
+  test("a paused site is unknown and not judged again by time; an open incident says checks are not reporting", () => {
+    const j = judged(
+      input({
+        sites: [site({ state: "unhealthy", pause: 1 })],
+        openIncidents: [{ id: 41, page_id: 7, site_id: "site-a", status: "investigating" }],
+      }),
+    );
+    expect(changeOf(j)).toMatchObject({ state: "unknown", health_summary: "Paused: not checked.", rejudge_at: null });
+    expect(j.incidents).toEqual([
+      expect.objectContaining({
+        kind: "append",
+        incidentId: 41,
+        status: "investigating",
+        message: "Checks are not reporting. Paused: not checked.",
+      }),
+    ]);
+  });
+
+  test("a disabled site is unknown, whatever its results", () => {
+    const j = judged(input({ sites: [site({ enabled: 0 })] }));
+    expect(changeOf(j)).toMatchObject({ state: "unknown", health_summary: "Disabled: not checked.", rejudge_at: null });
+    expect(j.pagesChanged).toBe(true);
+  });
+
+  test.each([
+    ["down in one of three regions: degraded, no incident", ["d", "u", "u"], "degraded", 0],
+    ["down in two of three regions: a majority, unhealthy", ["d", "d", "u"], "unhealthy", 1],
+    ["down in all three", ["d", "d", "d"], "unhealthy", 1],
+  ])("multi-region quorum: %s", (_name, pattern, state, opened) => {
+    const regions = ["a", "b", "c"];
+    const recent = regions.flatMap((region, i) => results(region, [pattern[i] as string, pattern[i] as string]));
+    const j = judged(
+      input({ sites: [site({ regions: JSON.stringify(regions) })], recent: new Map([["site-a", recent]]) }),
+    );
+    expect(changeOf(j)?.state).toBe(state);
+    expect(j.incidents.filter((w) => w.kind === "open")).toHaveLength(opened);
+  });
+
+  test.each([
+    [
+      "one failed check, not yet confirmed",
+      results("local", ["d", "u"]),
+      "A check failed in local, not yet confirmed: HTTP 500.",
+    ],
+    [
+      "slow beyond the site's threshold",
+      results("local", [2500, "u"]),
+      "Slow in local: 2,500 ms, above the 2,000 ms threshold.",
+    ],
+  ])("degraded: %s, and no incident opens", (_name, recent, summary) => {
+    const j = judged(input({ recent: new Map([["site-a", recent]]) }));
+    expect(changeOf(j)).toMatchObject({ state: "degraded", health_summary: summary });
+    expect(j.pagesChanged).toBe(true);
+    expect(j.incidents).toEqual([]);
+  });
+
+  test("a region's results go stale: unknown, and the site is judged again when the last fresh one expires", () => {
+    const stale = judged(input({ recent: new Map([["site-a", results("local", ["u"], NOW - FRESH_MS - 1)]]) }));
+    expect(changeOf(stale)).toMatchObject({ state: "unknown", rejudge_at: null });
+    const later = judged(
+      input({
+        sites: [site({ regions: '["a","b"]' })],
+        recent: new Map([["site-a", [...results("a", ["u"], NOW - 10_000), ...results("b", ["u"], NOW - 40_000)]]]),
+      }),
+    );
+    expect(changeOf(later)?.rejudge_at).toBe(iso(NOW - 40_000 + FRESH_MS));
+  });
+});
+
+describe("judge: statistics", () => {
+  test("each outcome counts on its UTC day: checks, up, slow, response times of successful checks", () => {
+    const midnight = Date.parse("2026-11-21T00:00:00Z");
+    const j = judged(
+      input({
+        now: midnight + MIN,
+        recent: new Map([["site-a", results("local", ["u", "u"], midnight + MIN)]]),
+        outcomes: [
+          outcome("site-a", midnight - 30_000, { responseMs: 100 }),
+          outcome("site-a", midnight + 10_000, { responseMs: 2500, slow: true }),
+          outcome("site-a", midnight + 30_000, { ok: false, responseMs: 90, statusCode: 500, error: "HTTP 500" }),
+        ],
+      }),
+    );
+    const byDay = Object.fromEntries(j.stats.map((s) => [s.day, s]));
+    expect(byDay).toEqual({
+      "2026-11-20": {
+        site_id: "site-a",
+        day: "2026-11-20",
+        checks_total: 1,
+        checks_up: 1,
+        slow_count: 0,
+        response_count: 1,
+        response_ms_sum: 100,
+        downtime_ms: 0,
+      },
+      "2026-11-21": {
+        site_id: "site-a",
+        day: "2026-11-21",
+        checks_total: 2,
+        checks_up: 1,
+        slow_count: 1,
+        response_count: 1,
+        response_ms_sum: 2500,
+        downtime_ms: 0,
+      },
+    });
+  });
+
+  test("downtime since the last verdict of an unhealthy site is split at midnight (UTC)", () => {
+    const midnight = Date.parse("2026-11-21T00:00:00Z");
+    const j = judged(
+      input({
+        now: midnight + 20_000,
+        sites: [site({ state: "unhealthy", judged_at: iso(midnight - 40_000) })],
+        recent: new Map([["site-a", results("local", ["d", "d"], midnight + 20_000)]]),
+      }),
+    );
+    expect(j.stats.map((s) => [s.day, s.downtime_ms, s.checks_total])).toEqual([
+      ["2026-11-20", 40_000, 0],
+      ["2026-11-21", 20_000, 0],
+    ]);
+  });
+
+  test("downtime reaches back no further than results stay fresh", () => {
+    const j = judged(
+      input({
+        sites: [site({ state: "unhealthy", judged_at: iso(NOW - 3_600_000) })],
+        recent: new Map([["site-a", results("local", ["d", "d"])]]),
+      }),
+    );
+    expect(j.stats.map((s) => s.downtime_ms)).toEqual([FRESH_MS]);
+  });
+
+  test("a site that was not unhealthy has no downtime; outcomes of other sites are not its own", () => {
+    const j = judged(input({ outcomes: [outcome("site-b", NOW)] }));
+    expect(j.stats).toEqual([]);
+  });
+});
+
+describe("judge: what a check saw", () => {
+  test("the check time never goes back; the latest response time goes with it", () => {
+    const newer = judged(input({ outcomes: [outcome("site-a", NOW - 1000, { responseMs: 77 })] }));
+    expect(changeOf(newer)).toMatchObject({ last_check_time: iso(NOW - 1000), last_response_ms: 77 });
+    const older = judged(
+      input({
+        sites: [site({ last_check_time: iso(NOW) })],
+        outcomes: [outcome("site-a", NOW - 1000, { responseMs: 77 })],
+      }),
+    );
+    expect(changeOf(older)).not.toHaveProperty("last_check_time");
+    expect(changeOf(older)).not.toHaveProperty("last_response_ms");
+  });
+
+  test("a new certificate is stored and makes the conditions due at once, judged from it", () => {
+    const expiresAt = iso(NOW + 5 * 86_400_000);
+    const certificate = { expiresAt, issuer: "Test CA", authorized: false, error: "self-signed" };
+    const outcomes = [outcome("site-a", NOW - 1000, { certificate })];
+    expect(conditionsDue([site()], outcomes, NOW)).toEqual(["site-a"]);
+    const j = judged(input({ outcomes }));
+    const change = changeOf(j);
+    expect(JSON.parse(change?.ssl_info ?? "null")).toEqual({ expiresAt, issuer: "Test CA", daysRemaining: 5 });
+    expect(change?.has_certificate_error).toBe(1);
+    expect(change?.conditions_at).toBe(iso(NOW));
+    expect(JSON.parse(change?.conditions ?? "[]")).toEqual([
+      expect.objectContaining({ key: "ssl_expiry", level: "critical" }),
+    ]);
+  });
+
+  test("the same certificate again does not make the conditions due", () => {
+    const expiresAt = iso(NOW + 50 * 86_400_000);
+    const stored = JSON.stringify({ expiresAt, issuer: "Test CA", daysRemaining: 50 });
+    const certificate = { expiresAt, issuer: "Test CA", authorized: true, error: null };
+    const outcomes = [outcome("site-a", NOW - 1000, { certificate })];
+    expect(conditionsDue([site({ ssl_info: stored })], outcomes, NOW)).toEqual([]);
+    const change = changeOf(judged(input({ sites: [site({ ssl_info: stored })], outcomes })));
+    expect(change?.has_certificate_error).toBe(0);
+    expect(change).not.toHaveProperty("conditions");
+    expect(change).not.toHaveProperty("conditions_at");
+  });
+
+  test("WordPress seen is stored, unless the owner set it by hand", () => {
+    const outcomes = [outcome("site-a", NOW - 1000, { wordpress: true })];
+    expect(changeOf(judged(input({ outcomes })))?.wordpress).toBe(
+      JSON.stringify({ value: true, manualOverride: false }),
+    );
+    const manual = site({ wordpress: JSON.stringify({ value: false, manualOverride: true }) });
+    expect(changeOf(judged(input({ sites: [manual], outcomes })))).not.toHaveProperty("wordpress");
+  });
+});
+
+describe("judge: conditions", () => {
+  test.each([
+    ["never judged", null, true],
+    ["judged just now", iso(NOW - 1000), false],
+    ["judged CONDITIONS_EVERY_MS ago", iso(NOW - CONDITIONS_EVERY_MS), true],
+  ])("due when %s", (_name, conditionsAt, due) => {
+    const s = site({ conditions_at: conditionsAt });
+    expect(conditionsDue([s], [], NOW)).toEqual(due ? ["site-a"] : []);
+    expect(changeOf(judged(input({ sites: [s] })))?.conditions_at).toBe(due ? iso(NOW) : undefined);
+  });
+
+  test("the chronic window read beforehand decides chronic_performance; the domain's expiry, domain_expiry", () => {
+    const domain = JSON.stringify({ domain: "shop.test", expiresAt: iso(NOW + 20 * 86_400_000), registrar: "R" });
+    const j = judged(
+      input({
+        sites: [site({ conditions_at: null, domain_info: domain })],
+        windows: new Map([["site-a", { checks: 20, slowOrFailed: 10 }]]),
+      }),
+    );
+    const conditions = JSON.parse(changeOf(j)?.conditions ?? "[]");
+    expect(conditions.map((c: { key: string; level: string }) => [c.key, c.level])).toEqual([
+      ["domain_expiry", "warning"],
+      ["chronic_performance", "critical"],
+    ]);
+  });
+});
+
+describe("judge is pure", () => {
+  test("several sites are judged in their given order; the input is not changed", () => {
+    const given = input({
+      sites: [site({ id: "site-b", state: "unknown" }), site()],
+      recent: new Map([
+        ["site-a", results("local", ["u", "u"])],
+        ["site-b", results("local", ["d", "d"])],
+      ]),
+      items: [{ page_id: 7, site_id: "site-b", label: "Blog" }],
+      outcomes: [outcome("site-a", NOW - 1000), outcome("site-b", NOW - 2000, { ok: false })],
+    });
+    const copy = structuredClone(given);
+    const j = judged(given);
+    expect(j.sites.map((s) => [s.id, s.change.state])).toEqual([
+      ["site-b", "unhealthy"],
+      ["site-a", "healthy"],
+    ]);
+    expect(j.incidents).toEqual([
+      expect.objectContaining({ kind: "open", incident: expect.objectContaining({ title: "Blog is down" }) }),
+    ]);
+    expect(given).toEqual(copy);
+  });
+
+  test("time comes from the input only, never from the clock", () => {
+    const given = input({
+      recent: new Map([["site-a", results("local", ["d", "d"])]]),
+      outcomes: [outcome("site-a", NOW - 1000)],
+    });
+    const first = judged(given);
+    vi.useFakeTimers();
+    vi.setSystemTime(NOW + 3 * 86_400_000);
+    expect(judged(given)).toEqual(first);
+    expect(changeOf(first)?.judged_at).toBe(iso(NOW));
+  });
+});
