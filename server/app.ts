@@ -211,6 +211,7 @@ export function createApp({
   hostedPageRoutes(app, {
     store,
     views,
+    clock,
     publicUrl: config.publicUrl,
     embedDir,
     locale: config.pageLocale,

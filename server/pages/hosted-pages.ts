@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { Clock } from "../clock.ts";
 import type { PublicStatusPage } from "../contract/status-page.ts";
 import { header } from "../http/headers.ts";
 import { PROTECTED_HEADERS } from "../http/page-access.ts";
@@ -14,6 +15,8 @@ import { pageHeaders } from "./security.ts";
 export interface HostedPageDeps {
   store: Store;
   views: PageViews;
+  /** The time a rendered page says its data was read at, and a feed's build date. */
+  clock: Clock;
   publicUrl: string;
   embedDir?: string | undefined;
   locale?: string;
@@ -33,7 +36,7 @@ const NOT_FOUND = notFoundDocument("/");
  * (`&transparent=1`: no background). Every page may be framed by any site (frame-ancestors *): a protected page
  * shows only its prompt, and the password travels in a header, not a cookie.
  */
-export function hostedPageRoutes(app: App, { store, views, publicUrl, embedDir, locale = "en" }: HostedPageDeps) {
+export function hostedPageRoutes(app: App, { store, views, clock, publicUrl, embedDir, locale = "en" }: HostedPageDeps) {
   /** The server's own host name, without a port: requests by it are not by a custom domain. */
   const ownHostname = new URL(publicUrl).host.toLowerCase().replace(/:\d+$/, "");
   const cache = new Map<string, EncodedAnswer>();
@@ -95,7 +98,7 @@ export function hostedPageRoutes(app: App, { store, views, publicUrl, embedDir, 
           slug,
           data: view.visibility === "public" ? viewData(view) : promptData(view.visibility),
           ...(open ? { json: json(view), etag: view.page.etag } : {}),
-          at: Date.now(),
+          at: clock.now().getTime(),
           base,
           canonical,
           script,
@@ -131,7 +134,7 @@ export function hostedPageRoutes(app: App, { store, views, publicUrl, embedDir, 
     return send(
       c,
       kept(view, `${kind}|${here}`, () => {
-        const input = feedInput(viewData(view), here, new Date());
+        const input = feedInput(viewData(view), here, clock.now());
         return kind === "feed.xml"
           ? new EncodedAnswer(encode(rssFeed(input)), { "content-type": "application/rss+xml; charset=utf-8", ...vary })
           : new EncodedAnswer(encode(atomFeed(input)), {

@@ -1,12 +1,14 @@
 // Issue 17, part 3: times that are right for the visitor. One instant, read in Los Angeles and in Tokyo, on the
 // hosted page (server-rendered in UTC, then hydrated) and in the embed: the visitor's local time with its zone named,
 // relative times and an open incident's duration that keep moving. Without JavaScript the hosted page says UTC and
-// nothing relative to now. The server's clock and the browser's are fixed (Playwright's clock), never today's date.
+// nothing relative to now. The server's clock (the app's TestClock) and the browser's (Playwright's) are fixed, never
+// today's date. Date is never faked in this process: Playwright's clock, installed from a process with a fake Date,
+// leaves the page on the real time.
 import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
@@ -54,8 +56,6 @@ describeBrowser("times in the visitor's zone, on the hosted page and the embed, 
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    // The hosted pages stamp their data with this process's time: it stands still at T (only Date is faked).
-    vi.useFakeTimers({ toFake: ["Date"], now: T });
     ({ store, cleanup } = await sqliteKind.open());
     const made = makeApp(store, { clock: new TestClock(new Date(T)), env: { PORCHLIGHT_VIEW_TTL_SECONDS: "300" } });
     const owner = await seedOwner(store, "stack");
@@ -99,7 +99,6 @@ describeBrowser("times in the visitor's zone, on the hosted page and the embed, 
   }, 60_000);
 
   afterAll(async () => {
-    vi.useRealTimers();
     await browser?.close();
     await new Promise((resolve) => api?.server.close(resolve));
     await new Promise((resolve) => host?.server.close(resolve));
