@@ -36,7 +36,10 @@ const NOT_FOUND = notFoundDocument("/");
  * (`&transparent=1`: no background). Every page may be framed by any site (frame-ancestors *): a protected page
  * shows only its prompt, and the password travels in a header, not a cookie.
  */
-export function hostedPageRoutes(app: App, { store, views, clock, publicUrl, embedDir, locale = "en" }: HostedPageDeps) {
+export function hostedPageRoutes(
+  app: App,
+  { store, views, clock, publicUrl, embedDir, locale = "en" }: HostedPageDeps,
+) {
   /** The server's own host name, without a port: requests by it are not by a custom domain. */
   const ownHostname = new URL(publicUrl).host.toLowerCase().replace(/:\d+$/, "");
   const cache = new Map<string, EncodedAnswer>();
