@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import type { Plugin } from "vite";
 /// <reference types="vitest/config" />
 import { defineConfig } from "vite";
-import { EMBED_BUILD, PAGE_BUILD } from "./server/builds.ts";
+import { TABLES } from "./components/porchlight-status/languages.ts";
+import { EMBED_BUILD, PAGE_BUILD, wordsFile } from "./server/builds.ts";
 
 /**
  * Beside dist/embed/NAME.js, a copy named by its content hash (safe to cache for a year) and a manifest naming that
@@ -23,6 +24,21 @@ function hashedCopy(name: string, manifest: string): Plugin {
         fileName: manifest,
         source: `${JSON.stringify({ file: fileName, integrity })}\n`,
       });
+    },
+  };
+}
+
+/**
+ * The element's other languages, each as dist/embed/words-LANG.json (messages.ts, LANGUAGES): the embed script does
+ * not carry them, and fetches the one its locale asks for.
+ */
+function wordFiles(): Plugin {
+  return {
+    name: "porchlight-words",
+    generateBundle() {
+      for (const [lang, table] of Object.entries(TABLES)) {
+        this.emitFile({ type: "asset", fileName: wordsFile(lang), source: `${JSON.stringify(table)}\n` });
+      }
     },
   };
 }
@@ -115,7 +131,7 @@ export default defineConfig(({ mode }) => {
     },
     // The page script keeps its templates as written: hydration matches them by a digest of their text against the
     // markup the server rendered from the source, so minifying them would break the takeover.
-    plugins: [...(mode === "page" ? [] : [minifyTemplates()]), hashedCopy(target.name, target.manifest)],
+    plugins: [...(mode === "page" ? [] : [minifyTemplates(), wordFiles()]), hashedCopy(target.name, target.manifest)],
     test: {
       include: ["test/**/*.test.ts"],
       globalSetup: ["test/global-setup.ts"],

@@ -8,3 +8,6 @@ export const PAGE_BUILD = { name: "porchlight-page", manifest: "page-manifest.js
 
 /** Both builds, the embed script first. */
 export const BUILDS = [EMBED_BUILD, PAGE_BUILD] as const;
+
+/** The file of a language's words for the embed script (components/porchlight-status/languages.ts), in dist/embed. */
+export const wordsFile = (lang: string) => `words-${lang}.json`;

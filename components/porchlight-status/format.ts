@@ -29,14 +29,13 @@ function makeFormats(locale: string, timeZone?: string) {
   // History days are UTC calendar dates.
   const day = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
   const percent = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 2 });
-  const units = memo((name: string) => new Intl.NumberFormat(locale, { style: "unit", unit: name }));
+  const names = new Intl.ListFormat(locale);
   const words = memo(
     (name: string) => new Intl.NumberFormat(locale, { style: "unit", unit: name, unitDisplay: "long" }),
   );
-  /** A quantity of a unit Intl knows, such as 120 "millisecond". */
-  const unit = (name: string, value: number) => units(name).format(value);
   return {
-    unit,
+    /** Names as the locale joins them: "Checkout, Search and API". */
+    list: (items: string[]) => names.format(items),
     /**
      * A wait given in seconds (a Retry-After, at most a day), in the locale's words: "40 seconds", else rounded to
      * whole minutes or hours ("15 minutes" for 894), with a no-break space between number and unit. The second

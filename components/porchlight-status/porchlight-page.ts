@@ -1,6 +1,8 @@
 import { isServer } from "lit";
 import type { PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Problem } from "./client.ts";
+// Every language's words: a page renders in any of them on the server, and hydrates without a fetch.
+import "./languages.ts";
 import { PorchlightStatus } from "./porchlight-status.ts";
 
 /** What a prerendered page hands its element: the API's answer for the page (a page, or an error's kind). */
@@ -32,6 +34,8 @@ export class PorchlightPage extends PorchlightStatus {
   declare dataTime: number;
   /** The API's ETag for `data`, when it is the API's current answer (a hosted page's, not a static build's). */
   declare dataEtag: string | null | undefined;
+
+  protected override lead = false;
 
   /** Server-rendered markup (declarative shadow DOM) was here before the element took it over. */
   #hydrating = false;

@@ -54,9 +54,6 @@ export const styles = css`
   form h2 {
     font-size: 1.25em;
   }
-  a {
-    color: var(--_link);
-  }
   :focus-visible {
     outline: 2px solid var(--_link);
   }
@@ -65,29 +62,63 @@ export const styles = css`
     font-size: 0.9em;
     overflow-wrap: anywhere;
   }
-  [part="banner"] {
-    margin: 1em 0 0.25em;
-    padding: 0.75em;
-    border: 1px solid;
-    border-radius: 6px;
-    font-weight: 600;
-  }
   [data-mark]::before {
     content: attr(data-mark);
     margin-inline-end: 0.4em;
   }
   .ok {
-    color: var(--porchlight-operational-color, light-dark(#1a7f37, #3fb950));
+    --_c: var(--porchlight-operational-color, light-dark(#1a7f37, #3fb950));
   }
   .warn {
-    color: var(--porchlight-degraded-color, light-dark(#8a5300, #d29922));
+    --_c: var(--porchlight-degraded-color, light-dark(#8a5300, #d29922));
   }
   .bad,
   [role="alert"] {
-    color: var(--_bad);
+    --_c: var(--_bad);
   }
   .none {
-    color: var(--_muted);
+    --_c: var(--_muted);
+  }
+  .ok,
+  .warn,
+  .bad,
+  .none,
+  [role="alert"] {
+    color: var(--_c);
+  }
+  /*
+   * The overall status: a solid band in its colour, the text in the background's (at least 4.5:1 in each theme),
+   * its icon in a disc, and under it the services affected.
+   */
+  [part="banner"] {
+    margin: 1em 0 0.25em;
+    padding: 0.75em 1em;
+    border-radius: 6px;
+    font-weight: 600;
+    font-size: 1.1em;
+    background: var(--_c);
+  }
+  [part="banner"] *,
+  [part="banner"] {
+    color: var(--_bg);
+  }
+  [part="banner"] [data-mark]::before {
+    display: inline-grid;
+    place-items: center;
+    width: 1.4em;
+    height: 1.4em;
+    border-radius: 50%;
+    background: var(--_bg);
+    color: var(--_c);
+  }
+  [part="banner"] p {
+    font-weight: 400;
+    margin-top: 0.25em;
+  }
+  summary {
+    padding: 0.75em 0;
+    border-top: 1px solid var(--_line);
+    cursor: pointer;
   }
   li {
     padding: 0.75em 0;

@@ -3,7 +3,7 @@ import { overallStatus } from "../../server/contract/status.ts";
 import type { Incident, PublicItem, PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Problem } from "./client.ts";
 import { type Formats, formatsFor, memo } from "./format.ts";
-import { type Messages, messagesFor } from "./messages.ts";
+import { ENGLISH, LANGUAGES, MESSAGES, type Messages, messagesFor } from "./messages.ts";
 import { styles } from "./porchlight-status.styles.ts";
 import { StatusController } from "./status-controller.ts";
 
@@ -20,11 +20,15 @@ const LOOKS: Record<string, string> = {
   unknown: "none?",
 };
 
+/** The colour class of a status. */
+const look = (status: string) => (LOOKS[status] as string).slice(0, -1);
+
 /** A status word with its icon. */
-const statusWord = (status: string, words: Messages, key = status as keyof Messages) => {
-  const look = LOOKS[status] as string;
-  return html`<span class=${look.slice(0, -1)}><span data-mark=${look.slice(-1)} aria-hidden="true"></span>${words[key]}</span>`;
-};
+const statusWord = (status: string, words: Messages, key = status as keyof Messages) =>
+  html`<span class=${look(status)}><span data-mark=${(LOOKS[status] as string).slice(-1)} aria-hidden="true"></span>${words[key]}</span>`;
+
+/** The words of each language being fetched, by language (see #localized). */
+const fetching = new Map<string, Promise<unknown>>();
 
 const DAY_MS = 86_400_000;
 /** The days shown when the element is narrow (under 480 px, the styles' container query). */
@@ -92,14 +96,17 @@ function uptimeLabel(m: Messages, f: Formats): (uptime: number) => string {
  * @attr refresh - Seconds between refreshes; default 60, at least 10; 0 never refreshes.
  * @attr theme - `light`, `dark` or `auto`; default: the page's theme, else `auto` (the visitor's preference).
  * @attr locale - A BCP 47 locale for words and formats; default: the browser's. Words in English, German (`de`) and
- *   Hebrew (`he`, right to left); dates and numbers in any locale through Intl.
- * @attr compact - Boolean: status rows and open incidents only, no description, figures, history bars or timelines.
+ *   Hebrew (`he`, right to left; fetched from the server, /embed/words-LANG.json); dates and numbers in any locale
+ *   through Intl.
+ * @attr compact - Boolean: a summary line and what is wrong (the active incidents, the services not operational), the
+ *   operational services folded; no description, uptime, history bars, timelines or past incidents.
  * @attr remember-password - Boolean: keep a typed password for the browser session (sessionStorage).
  *
  * @csspart base - The outer box (a `section`).
  * @csspart header - The page's name and description.
  * @csspart banner - The overall status (a polite live region).
  * @csspart items - The list of monitored items.
+ * @csspart others - The operational items folded behind one line (a `details`) while others are at fault.
  * @csspart item - One monitored item: its label, status, figures and history.
  * @csspart history - An item's daily uptime bars.
  * @csspart incidents - The list of incidents.
@@ -164,7 +171,7 @@ export class PorchlightStatus extends LitElement {
    */
   declare locale: string;
   /**
-   * Status rows and open incidents only: no description, figures, history bars or update timelines.
+   * A summary line and what is wrong: the active incidents and the services not operational, the rest folded.
    * @default false
    */
   declare compact: boolean;
@@ -189,6 +196,11 @@ export class PorchlightStatus extends LitElement {
    * page. A prerendered page renders so on the server and for its hydration, then shows the visitor's.
    */
   protected serverTime?: number;
+  /**
+   * An embed leads with what is wrong: while a service is down or degraded, the operational ones fold behind one
+   * line. A whole page (hosted, static) lists every service in its order.
+   */
+  protected lead = true;
 
   constructor() {
     super();
@@ -304,7 +316,11 @@ export class PorchlightStatus extends LitElement {
     tip.style.top = `${d.top - at.top + box.scrollTop - tip.offsetHeight - 2 * box.clientTop}px`;
   }
 
-  /** Words, direction and formats for the element's locale (formatsFor makes each locale's once). */
+  /**
+   * Words, direction and formats for the element's locale (formatsFor makes each locale's once). Words this script
+   * does not carry are fetched from the server (dist/embed/words-LANG.json), once per language for every element of
+   * the document; until they come the element shows its skeleton, and if they cannot, it speaks English.
+   */
   #localized() {
     const locale = this.locale || navigator.language;
     let f: Formats;
@@ -314,15 +330,33 @@ export class PorchlightStatus extends LitElement {
       // Not a locale Intl accepts.
       f = formatsFor("en");
     }
-    return { f, ...messagesFor(locale) };
+    const words = messagesFor(locale);
+    const { lang } = words;
+    if (!words.messages) {
+      let load = fetching.get(lang);
+      if (!load) {
+        load = fetch(`${this.#status.base}/embed/words-${lang}.json`)
+          .then((answer) => (answer.ok ? answer.json() : Promise.reject()))
+          .then(
+            (table) => (MESSAGES[lang] = { ...ENGLISH, ...table }),
+            // Not to be had: English, and lang="en", from now on.
+            () => LANGUAGES.splice(LANGUAGES.indexOf(lang), 1),
+          );
+        fetching.set(lang, load);
+      }
+      load.then(() => this.requestUpdate());
+    }
+    return { f, ...words };
   }
 
   protected override render() {
-    const { messages: m, lang, dir, f } = this.#localized();
-    const page = this.#status.page;
+    const { messages, lang, dir, f } = this.#localized();
+    const m = messages ?? ENGLISH;
+    const page = messages && this.#status.page;
+    const problem = messages && this.#status.problem;
     const accent = page?.theme.accentColor ?? "";
     const theme = this.theme || page?.theme.mode;
-    const message = !page && !!this.#status.problem;
+    const message = !page && !!problem;
     try {
       this.#states?.[message ? "add" : "delete"]("message");
     } catch {
@@ -337,12 +371,12 @@ export class PorchlightStatus extends LitElement {
       lang=${lang}
       dir=${dir}
     >
-      ${page ? this.#renderPage(page, m, f) : this.#renderProblem(m, f)}
+      ${page ? this.#renderPage(page, m, f) : this.#renderProblem(m, f, problem)}
     </section>`;
   }
 
-  #renderProblem(m: Messages, f: Formats) {
-    const { problem, retryAfter } = this.#status;
+  #renderProblem(m: Messages, f: Formats, problem: Problem | "network" | undefined) {
+    const { retryAfter } = this.#status;
     if (!problem) {
       return html`<div part="skeleton"><p role="status">${m.loading}</p></div>`;
     }
@@ -351,7 +385,7 @@ export class PorchlightStatus extends LitElement {
       const [wait, rounded] = f.wait(retryAfter || 60);
       const error =
         problem === "rate_limited"
-          ? fill(rounded || !retryAfter ? m.limitedAbout : m.limited, wait)
+          ? fill(m.limited, rounded || !retryAfter ? fill(m.about, wait) : wait)
           : problem === "password_incorrect" && m.wrong;
       return html`<form part="form" @submit=${this.#submit}>
         <h2 id="name">${m.protected}</h2>
@@ -382,13 +416,31 @@ export class PorchlightStatus extends LitElement {
   #renderPage(page: PublicStatusPage, m: Messages, f: Formats) {
     const now = this.serverTime ?? Date.now();
     const status = overallStatus(page.items);
-    const incidents = page.incidents.filter((incident) => !(this.compact && incident.resolved_at));
+    const { items, incidents, display } = page;
+    const shown = display.showIncidents ? incidents : [];
+    const open = shown.filter((incident) => !incident.resolved_at);
+    const past = shown.filter((incident) => incident.resolved_at);
+    // The banner names what is down or degraded; a paused or unknown service is not an outage.
+    const affected = items.filter((item) => /^(degraded|outage)$/.test(item.status)).map((item) => item.label);
+    const fine = items.filter((item) => item.status === "operational");
+    // Folded: what is wrong first, and the operational rest behind one line (compact, and an embed with a fault).
+    const fold = this.compact || (this.lead && affected.length > 0);
+    const list = (shown: PublicItem[]) =>
+      html`<ul part="items">
+        ${shown.map((item) => this.#renderItem(item, page, m, f, now))}
+      </ul>`;
+    const timeline = (shown: Incident[]) =>
+      html`<ol part="incidents">
+        ${shown.map((incident) => this.#renderIncident(incident, m, f, now))}
+      </ol>`;
     // The heading takes the focus after a password unlocks the page (tabindex -1: focusable, not a tab stop).
     return html`<header part="header">
         <h2 id="name" tabindex="-1">${page.name}</h2>
         ${this.compact ? nothing : html`<p>${page.description}</p>`}
       </header>
-      <div part="banner" role="status">${statusWord(status, m)}</div>
+      <div part="banner" role="status" class=${look(status)}>
+        ${statusWord(status, m)}${affected.length ? html`<p>${fill(m.affected, f.list(affected))}</p>` : nothing}
+      </div>
       <p>
         ${fillWith(m.updated, this.#stamp(new Date(this.#status.updatedAt).toISOString(), f, now))}${
           this.#status.failing
@@ -397,40 +449,40 @@ export class PorchlightStatus extends LitElement {
             : nothing
         }
       </p>
-      <h3>${m.services}</h3>
-      <ul part="items">
-        ${page.items.map((item) => this.#renderItem(item, page, m, f, now))}
-      </ul>
+      ${open.length ? html`<h3>${m.active}</h3>${timeline(open)}` : nothing}
+      ${this.compact ? nothing : html`<h3>${m.services}</h3>`}
       ${
-        page.display.showIncidents
-          ? html`<h3>${m.incidents}</h3>
-            ${
-              incidents.length
-                ? html`<ol part="incidents">
-                  ${incidents.map((incident) => this.#renderIncident(incident, m, f, now))}
-                </ol>`
-                : html`<p>${m.noIncidents}</p>`
-            }`
-          : nothing
+        fold
+          ? html`${fine.length < items.length ? list(items.filter((item) => !fine.includes(item))) : nothing}
+            <details part="others">
+              <summary>${statusWord("operational", m, "item.operational")} (${fine.length})</summary>
+              ${list(fine)}
+            </details>`
+          : list(items)
+      }
+      ${
+        this.compact || (!past.length && open.length) || !display.showIncidents
+          ? nothing
+          : html`<h3>${m.incidents}</h3>
+            ${past.length ? timeline(past) : html`<p>${m.noIncidents}</p>`}`
       }
       <div class="tip" aria-hidden="true" hidden></div>`;
   }
 
+  /**
+   * A service's row: its label and status, then (unless compact) its uptime and daily bars. No per-check figures
+   * (the latest check's time and response time): they change at every check and tell a visitor nothing the status
+   * does not; owners read them from the API.
+   */
   #renderItem(item: PublicItem, page: PublicStatusPage, m: Messages, f: Formats, now: number) {
-    const { showUptime, showResponseTime, historyDays } = page.display;
-    const facts = [
-      showUptime && item.uptime !== null && fill(m.uptime, f.percentage(item.uptime)),
-      showResponseTime && item.response_time !== null && f.unit("millisecond", item.response_time),
-      item.last_check && fillWith(m.checked, this.#stamp(item.last_check, f, now)),
-    ].filter(Boolean);
+    const { showUptime, historyDays } = page.display;
     return html`<li part="item">
       <div><span>${item.label}</span>${statusWord(item.status, m, `item.${item.status}`)}</div>
       ${
-        this.compact
+        this.compact || !showUptime
           ? nothing
-          : html`<p>${facts.map((fact, i) => [i ? " · " : "", fact])}</p>
-          ${showUptime ? this.#renderHistory(item, historyDays, m, f, now) : nothing}
-          ${showUptime ? this.#renderAxis(historyDays, f, now) : nothing}`
+          : html`<p>${item.uptime === null ? nothing : fill(m.uptime, f.percentage(item.uptime))}</p>
+          ${this.#renderHistory(item, historyDays, m, f, now)} ${this.#renderAxis(historyDays, f, now)}`
       }
     </li>`;
   }

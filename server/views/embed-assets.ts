@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BUILDS, PAGE_BUILD } from "../builds.ts";
+import { BUILDS, PAGE_BUILD, wordsFile } from "../builds.ts";
 import { type Encoding, Encodings } from "./compression.ts";
 
 /**
@@ -58,6 +59,14 @@ export function loadEmbedAssets(dir: string = EMBED_DIR): Map<string, Asset> {
     assets.set(`${build.name}.js`, asset(script, type, SHORT, tag));
     assets.set(manifest.file, asset(script, type, YEAR, tag));
     assets.set(build.manifest, asset(manifestBytes, "application/json; charset=utf-8", SHORT, tag));
+  }
+  // The languages the embed script fetches: kept as long as the script that names them, tagged by their own bytes.
+  const words = new RegExp(`^${wordsFile("[a-z]+").replace(".", "\\.")}$`);
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+    if (!words.test(name)) continue;
+    const bytes = readFileSync(join(dir, name));
+    const tag = createHash("sha256").update(bytes).digest("hex").slice(0, 10);
+    assets.set(name, asset(bytes, "application/json; charset=utf-8", SHORT, tag));
   }
   return assets;
 }

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, test } from "vitest";
+import { TABLES } from "../../components/porchlight-status/languages.ts";
+import { LANGUAGES } from "../../components/porchlight-status/messages.ts";
 import { createApp } from "../../server/app.ts";
 import { createLogger } from "../../server/log.ts";
 import { EMBED_DIR, type EmbedManifest } from "../../server/views/embed-assets.ts";
@@ -90,6 +92,24 @@ describe("GET /embed/*", () => {
     const named = await app.request("/embed/manifest.json");
     expect(named.headers.get("access-control-allow-origin")).toBe("*");
     expect(await named.json()).toEqual(manifest);
+  });
+
+  test("the other languages' words, as the embed script fetches them: to any origin, revalidated by ETag", async () => {
+    for (const [lang, table] of Object.entries(TABLES)) {
+      const res = await app.request(`/embed/words-${lang}.json`, { headers: { Origin: "https://shop.example" } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(res.headers.get("cache-control")).toBe("public, max-age=300, stale-while-revalidate=86400");
+      // Every key of the English table, in this language.
+      expect(await res.json()).toEqual(table);
+      const etag = res.headers.get("etag") as string;
+      expect((await app.request(`/embed/words-${lang}.json`, { headers: { "If-None-Match": etag } })).status).toBe(304);
+    }
+    expect(Object.keys(TABLES).sort()).toEqual([...LANGUAGES].sort());
+    for (const path of ["/embed/words-en.json", "/embed/words-xx.json", "/embed/words-de.json.map"]) {
+      expect((await app.request(path)).status).toBe(404);
+    }
   });
 
   test("revalidates with the ETag, answers HEAD without a body", async () => {

@@ -125,6 +125,10 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
       } else if (url.pathname === "/porchlight.js") {
         res.writeHead(200, { "content-type": "text/javascript" });
         res.end(script);
+      } else if (/^\/embed\/words-[a-z]+\.json$/.test(url.pathname)) {
+        // The other languages' words, which the script fetches from where it came from.
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(readFileSync(join(EMBED_DIR, url.pathname.slice("/embed/".length))));
       } else {
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
         res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -271,6 +275,10 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
       const v = await visit(`attrs=locale%3D${locale}`);
       const words = await v.inShadow("[part~=item]").first().locator(".axis").innerText();
       expect(axisText(words)).toBe(axisText(axis(89, locale)));
+      // The words too, fetched from the server: the bars' list is named in the page's language.
+      expect(await v.inShadow("[part~=history]").first().getAttribute("aria-label")).toMatch(
+        locale === "de" ? /: tägliche Verfügbarkeit, 90 Tage$/ : /: זמינות יומית, 90 ימים$/,
+      );
       await v.context.close();
     }
   });

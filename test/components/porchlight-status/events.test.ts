@@ -47,7 +47,7 @@ describe("events", () => {
     expect(change.bubbles && change.composed).toBe(true);
     const banner = $(el, '[part="banner"]') as HTMLElement;
     expect(banner.getAttribute("role")).toBe("status");
-    expect(text(banner)).toBe("Major outage");
+    expect(text(banner.querySelector("span") as HTMLElement)).toBe("Major outage");
   });
 
   test("If-None-Match carries the last ETag; a 304 keeps the page shown", async () => {

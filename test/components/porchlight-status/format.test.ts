@@ -123,14 +123,12 @@ describe("a page as the server renders it (hosted and static)", () => {
 
   test("every time is absolute, in UTC, named so, in a <time> with its instant", () => {
     expect(text).toContain("Updated Nov 24, 2026, 6:37 AM UTC");
-    expect(text).toContain("checked Nov 24, 2026, 6:32 AM UTC");
     expect(text).toContain("Identified · Nov 24, 2026, 4:37 AM UTC");
     expect(text).toContain("Identified · Nov 24, 2026, 5:37 AM UTC A bad deploy.");
     expect(text).toContain("Resolved · Nov 21, 2026, 6:37 AM UTC – 8:07 AM UTC · 1 hour 30 minutes");
     const times = [...html.matchAll(/<time datetime="([^"]+)"[^>]*>(?:<!--[^>]*-->)*([^<]*)/g)];
     expect(times.map(([, iso]) => iso)).toEqual([
       AT,
-      new Date(at - 5 * MINUTE).toISOString(),
       new Date(at - 2 * HOUR).toISOString(),
       new Date(at - HOUR).toISOString(),
       new Date(at - 3 * DAY).toISOString(),
@@ -143,5 +141,56 @@ describe("a page as the server renders it (hosted and static)", () => {
     expect(text).not.toMatch(/\bago\b|\bnow\b|yesterday|\babout\b/);
     // The open incident's line ends at its start; its first update follows.
     expect(text).toContain("Slow checkout Identified · Nov 24, 2026, 4:37 AM UTC Identified · ");
+  });
+});
+
+describe("a whole page (hosted, static) as the server renders it", () => {
+  test("keeps every service in its order, the active incident above them, the affected named", () => {
+    const open = {
+      id: 3,
+      title: "Checkout is down",
+      status: "investigating" as const,
+      started_at: "2026-11-24T06:00:00.000Z",
+      resolved_at: null,
+      duration_minutes: null,
+      updates: [],
+    };
+    const past = {
+      ...open,
+      id: 1,
+      title: "Login outage",
+      status: "resolved" as const,
+      resolved_at: "2026-11-24T06:10:00.000Z",
+    };
+    const statuses = ["operational", "outage", "operational"] as const;
+    const data = page({
+      items: statuses.map((status, i) => item({ id: i + 1, label: `Service ${i}`, status })),
+      incidents: [open, past],
+    });
+    const html = renderDocument({
+      slug: "acme",
+      data,
+      at: Date.parse("2026-11-24T06:37:00.000Z"),
+      base: "/",
+      canonical: null,
+      script: "porchlight-page.js",
+      apiBase: "",
+      locale: "en",
+    });
+    expect(html).not.toContain('part="others"');
+    // In the element's markup (the page's title and the inlined data say some of these too).
+    const element = html.slice(html.indexOf("<porchlight-status"), html.indexOf('<script type="application/json">'));
+    const order = [
+      "Active incidents",
+      "Checkout is down",
+      ">Service 0<",
+      ">Service 1<",
+      ">Service 2<",
+      "Past incidents",
+      "Login outage",
+    ].map((words) => element.indexOf(words));
+    expect(order.every((at) => at > 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(squash(html.replace(/<[^>]*>/g, " "))).toContain("Partial outage Affected: Service 1");
   });
 });

@@ -1,6 +1,9 @@
 // Shared by the element's suites: page fixtures, a stubbed fetch, mounting, shadow-root queries and the clean-up
 // after each test (this module registers it in every suite file that imports it).
 import "../../../components/porchlight-status/index.ts";
+// Every language's words, as if fetched already: the suites count the page's requests, and words.test.ts proves the
+// fetch of a language's words.
+import "../../../components/porchlight-status/languages.ts";
 import { spawn } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";

@@ -1,13 +1,15 @@
 // @vitest-environment happy-dom
 import { describe, expect, test } from "vitest";
-import { MESSAGES, messagesFor } from "../../../components/porchlight-status/messages.ts";
+import { TABLES } from "../../../components/porchlight-status/languages.ts";
+import { LANGUAGES, MESSAGES, messagesFor } from "../../../components/porchlight-status/messages.ts";
 
 describe("messages", () => {
   const english = MESSAGES.en as Record<string, string>;
   const languages = Object.keys(MESSAGES).filter((lang) => lang !== "en");
 
-  test("there are translations", () => {
+  test("there are translations, and the embed knows each one the server has", () => {
     expect(languages).toEqual(expect.arrayContaining(["de", "he"]));
+    expect(Object.keys(TABLES).sort()).toEqual([...LANGUAGES].sort());
   });
 
   test.each(languages)(

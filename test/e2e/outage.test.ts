@@ -1,0 +1,258 @@
+// Issue 17, part 1: during an outage the page leads with what is broken. In real Chromium, on the embed (another
+// origin's page, full and compact), the hosted page and its iframe form: a solid banner that names the affected
+// services, the active incident above the services, and in the embed the services at fault first with the others
+// folded. Screenshots of each, light and dark, 1280 and 375 px, for a reviewer (test-artifacts/outage-*.png).
+import { mkdirSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import axe from "axe-core";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import type { Store } from "../../server/store/store.ts";
+import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
+import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+
+const ARTIFACTS = "test-artifacts";
+const SERVICES = ["Website", "Checkout", "Search", "API", "CDN", "Email", "Docs", "Billing"];
+
+/** The WCAG contrast ratio of two computed colours (`rgb(r, g, b)`). */
+function contrast(a: string, b: string): number {
+  const luminance = (color: string) => {
+    const [r, g, bl] = (color.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    }) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p) as [number, number];
+  return (x + 0.05) / (y + 0.05);
+}
+
+describeBrowser("an outage leads the page, in Chromium", () => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  let browser: Browser;
+  let api: { server: Server; origin: string };
+  let host: { server: Server; origin: string };
+
+  async function listen(handler: Parameters<typeof createServer>[1]) {
+    const server = createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    ({ store, cleanup } = await sqliteKind.open());
+    // The browser reads real time, so the server's clock starts at real time too: every time shown is relative.
+    const made = makeApp(store, { clock: new TestClock(new Date()), env: { PORCHLIGHT_VIEW_TTL_SECONDS: "300" } });
+    const owner = await seedOwner(store, "stack");
+    const call = client(made.app, owner.token);
+    const now = made.clock.now();
+    const seeded = await seedStatusPage(
+      call,
+      store,
+      now,
+      "acme",
+      { description: "Live status of Acme's services.", display: { historyDays: 90 } },
+      SERVICES,
+    );
+    const state = (label: string) => (label === "Checkout" ? "unhealthy" : label === "Search" ? "degraded" : "healthy");
+    for (const [i, id] of seeded.ids.entries()) {
+      await store.db
+        .updateTable("sites")
+        .set({ state: state(SERVICES[i] as string), last_check_time: now.toISOString(), last_response_ms: 180 })
+        .where("id", "=", id)
+        .execute();
+    }
+    const incidents = `/public/v1/status-pages/${seeded.id}/incidents`;
+    const past = (
+      await call.post(incidents, {
+        title: "Slow logins",
+        message: "Logins took seconds.",
+        startedAt: new Date(now.getTime() - 3 * 86_400_000).toISOString(),
+      })
+    ).json.data;
+    await call.post(`${incidents}/${past.id}/updates`, {
+      status: "resolved",
+      message: "A cache was cold; it is warm again.",
+      at: new Date(now.getTime() - 3 * 86_400_000 + 40 * 60_000).toISOString(),
+    });
+    await call.post(incidents, {
+      title: "Checkout is down",
+      message: "Payments fail for every customer. We are working on it.",
+      startedAt: new Date(now.getTime() - 25 * 60_000).toISOString(),
+    });
+    made.recorded({ sites: seeded.ids, pagesChanged: true });
+    api = await listen(made.listener);
+    host = await listen((req, res) => {
+      const url = new URL(req.url ?? "/", "http://host");
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Host page</title>
+<style>body{margin:0;padding:16px;font-family:Georgia,serif}</style></head>
+<body><main><h1>Acme's own page</h1><script type="module" src="${api.origin}/embed/porchlight.js"></script>
+<porchlight-status slug="acme" api-base="${api.origin}" ${url.searchParams.get("attrs") ?? ""}></porchlight-status>
+</main></body></html>`);
+    });
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => api?.server.close(resolve));
+    await new Promise((resolve) => host?.server.close(resolve));
+    await cleanup?.();
+  });
+
+  async function visit(url: string, options: { width?: number; colorScheme?: "light" | "dark" } = {}) {
+    const context = await browser.newContext({
+      // axe is added as an inline script, which the hosted page's CSP (rightly) refuses.
+      bypassCSP: true,
+      viewport: { width: options.width ?? 1280, height: 900 },
+      colorScheme: options.colorScheme ?? "light",
+      locale: "en-US",
+    });
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(url);
+    const inShadow = (selector: string) => page.locator("porchlight-status").locator(selector);
+    await expect.poll(() => inShadow("[part~=banner]").count()).toBe(1);
+    const banner = inShadow("[part~=banner]");
+    const audit = async () => {
+      await page.addScriptTag({ content: axe.source });
+      const result = await page.evaluate(() =>
+        (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] }),
+      );
+      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    };
+    /** The banner's text against its own background: at least 4.5:1. */
+    const bannerContrast = async () => {
+      const [color, background] = await banner.evaluate((el) => {
+        const style = getComputedStyle(el);
+        return [style.color, style.backgroundColor];
+      });
+      return contrast(color, background);
+    };
+    /** Headings and items in the order of the markup, the folded ones too. */
+    const reading = async () =>
+      (
+        await page
+          .locator("porchlight-status")
+          .locator("h3, [part~=incident] h4, [part~=item] > div > span:first-child")
+          .allTextContents()
+      ).map((words) => words.trim());
+    return { context, page, errors, inShadow, banner, audit, bannerContrast, reading };
+  }
+
+  for (const colorScheme of ["light", "dark"] as const) {
+    test(`the embed (${colorScheme}): a solid banner naming what is affected, the incident, then what is at fault`, async () => {
+      const v = await visit(`${host.origin}/?attrs=theme%3Dauto`, { colorScheme });
+      expect((await v.banner.innerText()).replace(/\s+/g, " ")).toBe("Partial outage Affected: Checkout and Search");
+      expect(await v.bannerContrast()).toBeGreaterThanOrEqual(4.5);
+      expect(await v.banner.evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
+      expect(await v.reading()).toEqual([
+        "Active incidents",
+        "Checkout is down",
+        "Services",
+        "Checkout",
+        "Search",
+        "Website",
+        "API",
+        "CDN",
+        "Email",
+        "Docs",
+        "Billing",
+        "Past incidents",
+        "Slow logins",
+      ]);
+      // The operational six behind one closed line: not shown until opened.
+      const others = v.inShadow("[part~=others]");
+      expect(await others.locator("summary").innerText()).toContain("Operational (6)");
+      expect(await v.inShadow("[part~=others] [part~=item]").first().isVisible()).toBe(false);
+      // Checkout's row is within the first screen of the box.
+      const [row, box] = [
+        await v.inShadow("[part~=item]").first().boundingBox(),
+        await v.inShadow("[part~=base]").boundingBox(),
+      ];
+      expect((row?.y ?? 0) + (row?.height ?? 0)).toBeLessThanOrEqual((box?.y ?? 0) + (box?.height ?? 0));
+      await v.inShadow("[part~=base]").screenshot({ path: `${ARTIFACTS}/outage-embed-${colorScheme}.png` });
+      await others.locator("summary").click();
+      await expect.poll(() => v.inShadow("[part~=others] [part~=item]").first().isVisible()).toBe(true);
+      expect(await v.audit()).toEqual([]);
+      expect(v.errors).toEqual([]);
+      await v.context.close();
+    });
+  }
+
+  test("compact at 375 px: the summary line, the incident and the down service without scrolling", async () => {
+    const v = await visit(`${host.origin}/?attrs=compact`, { width: 375 });
+    const base = v.inShadow("[part~=base]");
+    const down = v.inShadow("[part~=item]").filter({ hasText: "Checkout" });
+    const [row, box] = [await down.boundingBox(), await base.boundingBox()];
+    expect((row?.y ?? 0) + (row?.height ?? 0)).toBeLessThanOrEqual((box?.y ?? 0) + (box?.height ?? 0));
+    expect(await base.evaluate((el) => el.scrollTop)).toBe(0);
+    expect(await v.reading()).toEqual([
+      "Active incidents",
+      "Checkout is down",
+      "Checkout",
+      "Search",
+      "Website",
+      "API",
+      "CDN",
+      "Email",
+      "Docs",
+      "Billing",
+    ]);
+    expect(await v.inShadow("[part~=incident] ol").count()).toBe(0);
+    await base.screenshot({ path: `${ARTIFACTS}/outage-compact-375.png` });
+    expect(await v.audit()).toEqual([]);
+    await v.context.close();
+  });
+
+  for (const shot of [
+    { name: "light", width: 1280, colorScheme: "light" },
+    { name: "dark", width: 1280, colorScheme: "dark" },
+    { name: "375", width: 375, colorScheme: "light" },
+  ] as const) {
+    test(`the hosted page (${shot.name}): every service in order, the active incident above them`, async () => {
+      const v = await visit(`${api.origin}/acme`, shot);
+      await expect.poll(() => v.banner.innerText()).toContain("Affected: Checkout and Search");
+      expect(await v.bannerContrast()).toBeGreaterThanOrEqual(4.5);
+      expect(await v.reading()).toEqual([
+        "Active incidents",
+        "Checkout is down",
+        "Services",
+        ...SERVICES,
+        "Past incidents",
+        "Slow logins",
+      ]);
+      expect(await v.inShadow("[part~=others]").count()).toBe(0);
+      // Nothing spills sideways.
+      expect(await v.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      await v.page.screenshot({ path: `${ARTIFACTS}/outage-hosted-${shot.name}.png`, fullPage: true });
+      expect(await v.audit()).toEqual([]);
+      expect(v.errors).toEqual([]);
+      await v.context.close();
+    });
+  }
+
+  test("the iframe form (?embed=1) leads the same way", async () => {
+    const v = await visit(`${api.origin}/acme?embed=1`);
+    expect((await v.reading()).slice(0, 3)).toEqual(["Active incidents", "Checkout is down", "Services"]);
+    await expect.poll(() => v.banner.innerText()).toContain("Affected: Checkout and Search");
+    await v.context.close();
+  });
+
+  test("the embed in German fetches its words once and names the affected services in German", async () => {
+    const v = await visit(`${host.origin}/?attrs=locale%3Dde`);
+    const words: string[] = [];
+    v.page.on("request", (request) => request.url().includes("/embed/words-") && words.push(request.url()));
+    expect((await v.banner.innerText()).replace(/\s+/g, " ")).toBe("Teilweiser Ausfall Betroffen: Checkout und Search");
+    expect(await v.inShadow("h3").first().innerText()).toBe("Aktuelle Vorfälle");
+    expect(await v.inShadow("[part~=base]").getAttribute("lang")).toBe("de");
+    await v.inShadow("[part~=base]").screenshot({ path: `${ARTIFACTS}/outage-embed-de.png` });
+    expect(v.errors).toEqual([]);
+    await v.context.close();
+  });
+});
