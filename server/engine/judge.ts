@@ -33,11 +33,18 @@ export interface JudgeInput {
   windows: Map<string, { checks: number; slowOrFailed: number }>;
 }
 
-/** A site whose automatic incidents move (see incidentMove), with the verdict's summary their updates quote. */
+/**
+ * A site whose automatic incidents move (see incidentMove), with what their updates tell visitors: the latest
+ * failure and how many of the site's regions it is down in (see visitorMessage).
+ */
 export interface IncidentIntent {
   siteId: string;
   move: NonNullable<IncidentMove>;
   summary: string;
+  /** The latest failed check's error (open), or null. */
+  reason?: string | null;
+  /** Regions down and regions judged, when the site is checked from more than one. */
+  regions?: { down: number; of: number };
 }
 
 /**
@@ -176,12 +183,43 @@ export function incidentWrites(moves: IncidentIntent[], showing: Showing, now: n
   return moves.flatMap((intent) => siteIncidentWrites(intent, showing, iso(now)));
 }
 
-function siteIncidentWrites({ siteId, move, summary }: IncidentIntent, showing: Showing, at: string) {
+/**
+ * A failure in a visitor's words: what happened, not the checker's codes or the server's addresses (an HTTP status
+ * stays, in brackets: people search for it).
+ */
+function plainReason(reason: string): string {
+  const status = /^HTTP (\d{3})/.exec(reason)?.[1];
+  if (status) return `it answered with an error (HTTP ${status})`;
+  if (/timed out/.test(reason)) return "it did not answer in time";
+  if (/^DNS/.test(reason)) return "its address could not be found";
+  if (/TLS|certificate/.test(reason)) return "its secure connection failed";
+  if (/connection|unreachable/.test(reason)) return "it could not be reached";
+  if (/invalid HTTP/.test(reason)) return "it answered with something that is not a web page";
+  return "its checks failed";
+}
+
+/**
+ * What an automatic incident's update says to the visitors of a page, about the item as that page labels it: in
+ * plain words, naming no product and no region (a site checked from several regions says in how many of them it
+ * is down).
+ */
+export function visitorMessage(label: string, { move, reason = null, regions }: IncidentIntent): string {
+  if (move === "resolve") return `${label} is working again.`;
+  if (move === "update") return `${label} is not being checked at the moment, so its state is unknown.`;
+  const where = regions ? ` in ${regions.down} of ${regions.of} regions` : "";
+  return `${label} is down${where}${reason ? `: ${plainReason(reason)}` : ""}.`;
+}
+
+function siteIncidentWrites(intent: IncidentIntent, showing: Showing, at: string) {
+  const { siteId, move } = intent;
   const open = showing.openIncidents.filter((i) => i.site_id === siteId);
+  const items = showing.items.filter((i) => i.site_id === siteId);
+  /** The page's label for the site (its item may be gone from the page while the incident is open). */
+  const labelOn = (pageId: number) => items.find((item) => item.page_id === pageId)?.label ?? "The service";
   const writes: IncidentWrite[] = [];
   if (move === "open") {
-    const message = `Porchlight confirmed an outage. ${summary}`;
-    for (const item of showing.items.filter((i) => i.site_id === siteId)) {
+    for (const item of items) {
+      const message = visitorMessage(item.label, intent);
       const existing = open.find((i) => i.page_id === item.page_id);
       if (existing) {
         writes.push({
@@ -209,10 +247,8 @@ function siteIncidentWrites({ siteId, move, summary }: IncidentIntent, showing: 
     }
   } else {
     for (const incident of open) {
-      const [status, message] =
-        move === "resolve"
-          ? ["resolved", `Recovered. ${summary}`]
-          : [incident.status, `Checks are not reporting. ${summary}`];
+      const status = move === "resolve" ? "resolved" : incident.status;
+      const message = visitorMessage(labelOn(incident.page_id), intent);
       writes.push({ kind: "append", pageId: incident.page_id, incidentId: incident.id, status, message, at });
     }
   }
@@ -257,7 +293,16 @@ export function judge(input: JudgeInput): Judgement {
     // Every incident move is a change of state, so this covers incidents too.
     if (health.state !== site.state) judgement.pagesChanged = true;
     const move = incidentMove(site.state as SiteState, health.state);
-    if (move) judgement.moves.push({ siteId: site.id, move, summary: health.summary });
+    if (move) {
+      const { downIn, judged = 0, reason = null } = health;
+      judgement.moves.push({
+        siteId: site.id,
+        move,
+        summary: health.summary,
+        reason,
+        ...(judged > 1 ? { regions: { down: downIn.length, of: judged } } : {}),
+      });
+    }
   }
   judgement.stats = [...stats.values()];
   return judgement;

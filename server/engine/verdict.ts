@@ -31,6 +31,10 @@ export interface Health {
   summary: string;
   /** Regions where the site is down (confirmed failures). */
   downIn: string[];
+  /** How many regions had fresh results (0 when none or not checked). */
+  judged?: number;
+  /** The latest failed check's error, as the checker wrote it. */
+  reason?: string | null;
 }
 
 /**
@@ -80,7 +84,13 @@ export function judgeHealth(input: HealthInput): Health {
   const judged = byRegion.size;
   const reason = latestError ? `: ${latestError}` : "";
   if (down.length > judged / 2) {
-    return { state: "unhealthy", summary: `Down in ${list(down)}${reason}.`, downIn: down };
+    return {
+      state: "unhealthy",
+      summary: `Down in ${list(down)}${reason}.`,
+      downIn: down,
+      judged,
+      reason: latestError,
+    };
   }
   if (down.length > 0) {
     return {

@@ -198,7 +198,8 @@ describeStores("engine", (kind) => {
       const auto = view.incidents.find((i: { title: string }) => i.title === `${label} is down`);
       expect(auto).toMatchObject({ status: "investigating", resolved_at: null });
       expect(auto.updates).toHaveLength(1);
-      expect(auto.updates[0].message).toContain("Down in local: HTTP 500.");
+      // In plain words, with this page's label: no product name, no region name.
+      expect(auto.updates[0].message).toBe(`${label} is down: it answered with an error (HTTP 500).`);
     }
     expect((await publicPage(hidden.slug)).incidents).toEqual([]);
 
@@ -217,7 +218,7 @@ describeStores("engine", (kind) => {
     const resolved = after.incidents.find((i: { title: string }) => i.title === "Checkout is down");
     expect(resolved).toMatchObject({ status: "resolved", resolved_at: clock.now().toISOString(), duration_minutes: 2 });
     expect(resolved.updates.map((u: { status: string }) => u.status)).toEqual(["resolved", "investigating"]);
-    expect(resolved.updates[0].message).toMatch(/^Recovered\. Up: /);
+    expect(resolved.updates[0].message).toBe("Checkout is working again.");
     // The manual incident sits beside it, untouched.
     const planned = after.incidents.find((i: { title: string }) => i.title === "Planned maintenance");
     expect(planned).toMatchObject({ status: "investigating", resolved_at: null });
@@ -378,7 +379,7 @@ describeStores("engine", (kind) => {
     await round(e, 3000);
     const paused = (await publicPage(page.slug)).incidents.find((i: { title: string }) => i.title === "Shop is down");
     expect(paused.status).toBe("investigating");
-    expect(paused.updates[0].message).toBe("Checks are not reporting. Paused: not checked.");
+    expect(paused.updates[0].message).toBe("Shop is not being checked at the moment, so its state is unknown.");
     behaviour.flaky = "up";
     await api.patch(`/public/v1/site/${id}`, { pause: false });
     await round(e, 3000);

@@ -6,9 +6,11 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import {
   CONDITIONS_EVERY_MS,
   conditionsDue,
+  type IncidentIntent,
   incidentWrites,
   type JudgeInput,
   judge,
+  visitorMessage,
 } from "../../server/engine/judge.ts";
 import type { DueCheck, Outcome } from "../../server/engine/outcome.ts";
 import type { ResultSummary } from "../../server/engine/verdict.ts";
@@ -154,8 +156,8 @@ describe("judge: state and incidents", () => {
       }),
     );
     expect(j.moves).toEqual([
-      { siteId: "site-b", move: "open", summary: expect.stringContaining("Down") },
-      { siteId: "site-c", move: "resolve", summary: expect.stringContaining("Up") },
+      { siteId: "site-b", move: "open", summary: expect.stringContaining("Down"), reason: "HTTP 500" },
+      { siteId: "site-c", move: "resolve", summary: expect.stringContaining("Up"), reason: null },
     ]);
   });
 
@@ -187,7 +189,7 @@ describe("judge: state and incidents", () => {
           site_id: "site-a",
           source: "automatic",
         },
-        message: "Porchlight confirmed an outage. Down in local: HTTP 500.",
+        message: "Shop is down: it answered with an error (HTTP 500).",
       },
       expect.objectContaining({
         kind: "open",
@@ -209,7 +211,7 @@ describe("judge: state and incidents", () => {
         pageId: 7,
         incidentId: 41,
         status: "identified",
-        message: "Porchlight confirmed an outage. Down in local: HTTP 500.",
+        message: "Shop is down: it answered with an error (HTTP 500).",
         at: iso(NOW),
       },
     ]);
@@ -230,7 +232,7 @@ describe("judge: state and incidents", () => {
         pageId: 7,
         incidentId: 41,
         status: "resolved",
-        message: "Recovered. Up: 120 ms in local.",
+        message: "Shop is working again.",
         at: iso(NOW),
       },
     ]);
@@ -259,7 +261,7 @@ describe("judge: state and incidents", () => {
         kind: "append",
         incidentId: 41,
         status: "investigating",
-        message: "Checks are not reporting. Paused: not checked.",
+        message: "Shop is not being checked at the moment, so its state is unknown.",
       }),
     ]);
   });
@@ -496,5 +498,56 @@ describe("judge is pure", () => {
     vi.setSystemTime(NOW + 3 * 86_400_000);
     expect(judged(given)).toEqual(first);
     expect(changeOf(first)?.judged_at).toBe(iso(NOW));
+  });
+});
+
+describe("what an automatic incident tells visitors", () => {
+  const intent = (extra: Partial<IncidentIntent>): IncidentIntent => ({
+    siteId: "site-a",
+    move: "open",
+    summary: "Down in eu-west-2 (2 of 3 regions): connect ECONNREFUSED 10.0.0.7:443.",
+    ...extra,
+  });
+
+  test.each([
+    ["HTTP 503", "Shop is down: it answered with an error (HTTP 503)."],
+    ["HTTP 500 is listed as an error code", "Shop is down: it answered with an error (HTTP 500)."],
+    ["timed out after 10000 ms", "Shop is down: it did not answer in time."],
+    ["DNS: host not found", "Shop is down: its address could not be found."],
+    ["TLS handshake failed (ERR_SSL_WRONG_VERSION_NUMBER)", "Shop is down: its secure connection failed."],
+    ["certificate: certificate has expired", "Shop is down: its secure connection failed."],
+    ["connection refused", "Shop is down: it could not be reached."],
+    ["invalid HTTP response", "Shop is down: it answered with something that is not a web page."],
+    ["EADDRNOTAVAIL: connect EADDRNOTAVAIL 10.0.0.7:443", "Shop is down: its checks failed."],
+    [null, "Shop is down."],
+  ])("%s: %s", (reason, words) => {
+    expect(visitorMessage("Shop", intent({ reason }))).toBe(words);
+  });
+
+  test("no product, region or address: several regions are counted, not named", () => {
+    const words = visitorMessage("Shop", intent({ reason: "connection refused", regions: { down: 2, of: 3 } }));
+    expect(words).toBe("Shop is down in 2 of 3 regions: it could not be reached.");
+    expect(words).not.toMatch(/Porchlight|eu-west|10\.0\.0\.7|local/);
+    expect(visitorMessage("Shop", intent({ move: "resolve" }))).toBe("Shop is working again.");
+    expect(visitorMessage("Shop", intent({ move: "update" }))).toBe(
+      "Shop is not being checked at the moment, so its state is unknown.",
+    );
+  });
+
+  test("a site down in two of its three regions says so on opening", () => {
+    const j = judged(
+      input({
+        sites: [site({ regions: JSON.stringify(["a", "b", "c"]) })],
+        recent: new Map([
+          ["site-a", [...results("a", ["d", "d"]), ...results("b", ["d", "d"]), ...results("c", ["u", "u"])]],
+        ]),
+      }),
+    );
+    expect(j.incidents).toEqual([
+      expect.objectContaining({
+        kind: "open",
+        message: "Shop is down in 2 of 3 regions: it answered with an error (HTTP 500).",
+      }),
+    ]);
   });
 });
