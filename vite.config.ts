@@ -4,6 +4,7 @@ import type { Plugin } from "vite";
 import { defineConfig } from "vite";
 import { TABLES } from "./components/porchlight-status/languages.ts";
 import { EMBED_BUILD, PAGE_BUILD, wordsFile } from "./server/builds.ts";
+import { minifyCss } from "./server/html.ts";
 
 /**
  * Beside dist/embed/NAME.js, a copy named by its content hash (safe to cache for a year) and a manifest naming that
@@ -41,19 +42,6 @@ function wordFiles(): Plugin {
       }
     },
   };
-}
-
-/** Collapses what only the source needs: comments and indentation in CSS, line breaks and indentation in HTML. */
-function minifyCss(css: string): string {
-  return css
-    .replace(/\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\//g, "")
-    .replace(/\s+/g, " ")
-    .replace(/ ?([{};,>/]) ?/g, "$1")
-    .replace(/: /g, ":")
-    .replace(/;}/g, "}")
-    .replace(/([^\w.-])0\./g, "$1.")
-    .replace(/="([\w-]+)"\]/g, "=$1]")
-    .trim();
 }
 
 function minifyHtml(html: string): string {

@@ -26,6 +26,7 @@ function makeFormats(locale: string, timeZone?: string) {
   const dateTime = new Intl.DateTimeFormat(locale, { year: "numeric", month: "short", day: "numeric", ...clock });
   const time = new Intl.DateTimeFormat(locale, clock);
   const localDay = new Intl.DateTimeFormat(locale, { dateStyle: "short", timeZone });
+  const longDay = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone });
   // History days are UTC calendar dates.
   const day = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
   const percent = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 2 });
@@ -65,6 +66,8 @@ function makeFormats(locale: string, timeZone?: string) {
       const [a, b] = [start, end].map((iso) => localDay.format(new Date(iso)));
       return (a === b ? time : dateTime).format(new Date(end));
     },
+    /** The day of an instant in this zone: "Nov 21, 2026". */
+    day: (iso: string) => longDay.format(new Date(iso)),
     /** A UTC calendar date such as 2026-11-21. */
     date: memo((isoDate: string) => day.format(new Date(isoDate))),
     /** A percentage given as 0 to 100. */

@@ -2,9 +2,9 @@
  * The element's words in its other languages, one per line in the order of the English table (messages.ts; a test
  * holds them to it). The embed script does not carry them: the build writes each as dist/embed/words-LANG.json, which
  * the element fetches when its locale asks for one (messages.ts, LANGUAGES). The pages' script and the server, which
- * render pages in any of them, import this module, which adds them to MESSAGES.
+ * render pages in any of them, add them to MESSAGES (porchlight-page.ts).
  */
-import { KEYS, MESSAGES, type Messages } from "./messages.ts";
+import { KEYS, type Messages } from "./messages.ts";
 
 /** A table from its lines. */
 function words(lines: string): Messages {
@@ -48,6 +48,7 @@ Zu viele Versuche. Bitte in {0} erneut versuchen.
 etwa {0}
 Betroffen: {0}
 Aktuelle Vorfälle
+Aktualisierungen
 `);
 
 // Hebrew (right to left)
@@ -86,9 +87,8 @@ const he = words(`
 כ־{0}
 מושפעים: {0}
 תקריות פעילות
+עדכונים
 `);
 
 /** The tables by language, as the build writes them. */
 export const TABLES: Record<string, Messages> = { de, he };
-
-Object.assign(MESSAGES, TABLES);

@@ -39,6 +39,7 @@ export const ENGLISH = {
   about: "about {0}",
   affected: "Affected: {0}",
   active: "Active incidents",
+  updates: "Updates",
 };
 
 export type Messages = typeof ENGLISH;

@@ -1,8 +1,7 @@
 import { isServer } from "lit";
 import type { PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Problem } from "./client.ts";
-// Every language's words: a page renders in any of them on the server, and hydrates without a fetch.
-import "./languages.ts";
+import { ENGLISH, MESSAGES, messagesFor } from "./messages.ts";
 import { PorchlightStatus } from "./porchlight-status.ts";
 
 /** What a prerendered page hands its element: the API's answer for the page (a page, or an error's kind). */
@@ -42,8 +41,12 @@ export class PorchlightPage extends PorchlightStatus {
 
   override connectedCallback(): void {
     this.#hydrating ||= !this.hasUpdated && !!this.shadowRoot;
-    const script = this.querySelector('script[type="application/json"]');
+    const script = this.querySelector('script[type="application/json"]:not([data-words])');
     if (script && !this.data) this.data = JSON.parse(script.textContent ?? "") as PageData;
+    // The page's words, when not English, come with it: it hydrates in them without a fetch.
+    const words = this.querySelector("script[data-words]");
+    const { lang } = messagesFor(this.locale);
+    if (words && !MESSAGES[lang]) MESSAGES[lang] = { ...ENGLISH, ...JSON.parse(words.textContent ?? "") };
     super.connectedCallback();
   }
 

@@ -16,6 +16,8 @@ export const styles = css`
     --_line: light-dark(#d1d9e0, #3d444d);
     --_link: light-dark(#0b57d0, #8ab4f8);
     --_bad: var(--porchlight-outage-color, light-dark(#c4232d, #ff7b72));
+    /* Text on a status colour (the banner, a chip): not the background, which a host may make transparent. */
+    --_on: light-dark(#fff, #0d1117);
   }
   :host([compact]) {
     height: 360px;
@@ -100,7 +102,7 @@ export const styles = css`
   }
   [part="banner"] *,
   [part="banner"] {
-    color: var(--_bg);
+    color: var(--_on);
   }
   [part="banner"] [data-mark]::before {
     display: inline-grid;
@@ -108,17 +110,26 @@ export const styles = css`
     width: 1.4em;
     height: 1.4em;
     border-radius: 50%;
-    background: var(--_bg);
+    background: var(--_on);
     color: var(--_c);
   }
   [part="banner"] p {
     font-weight: 400;
     margin-top: 0.25em;
   }
+  /* A fold shows that it opens: the disclosure triangle, which the reset of list styles would take away. */
   summary {
     padding: 0.75em 0;
     border-top: 1px solid var(--_line);
     cursor: pointer;
+    list-style: disclosure-closed inside;
+  }
+  [open] > summary {
+    list-style-type: disclosure-open;
+  }
+  li summary {
+    padding: 0.25em 0;
+    border: 0;
   }
   li {
     padding: 0.75em 0;
@@ -191,6 +202,29 @@ export const styles = css`
   time {
     white-space: nowrap;
   }
+  /* An incident's status as a chip in its colour; the message of each update in full contrast, as body text. */
+  .chip {
+    padding: 0 0.5em;
+    margin-inline-end: 0.4em;
+    border-radius: 1em;
+    font-size: 0.85em;
+    color: var(--_on);
+    background: var(--_c);
+  }
+  li li p {
+    color: var(--_fg);
+    font-size: 1em;
+  }
+  /* A past incident's title reads as large as an active one's. */
+  h5 {
+    font-size: 1em;
+  }
+  /* A day's heading over its past incidents. */
+  section > h4 {
+    margin-top: 0.75em;
+    font-size: 0.9em;
+    color: var(--_muted);
+  }
   [part="incident"] ol {
     padding-inline-start: 0.75em;
     border-inline-start: 2px solid var(--_line);
@@ -230,7 +264,9 @@ export const styles = css`
       opacity: 0.5;
     }
   }
-  [part="skeleton"] p {
+  /* Read, not shown: the skeleton's "Loading…", compact's "Services" heading. */
+  [part="skeleton"] p,
+  .vh {
     position: absolute;
     clip-path: inset(50%);
   }

@@ -46,7 +46,8 @@ const barStrings = memo((n: number) => {
 });
 
 // replace() writes a number as its digits.
-const fill = (text: string, value: string | number) => text.replace("{0}", value as string);
+// A function, so that "$&" or "$$" in a value (a service's name) stays as written.
+const fill = (text: string, value: string | number) => text.replace("{0}", () => value as string);
 /** A sentence with a template in place of its `{0}`. */
 const fillWith = (text: string, value: unknown) => {
   const [before, after] = text.split("{0}");
@@ -107,7 +108,7 @@ function uptimeLabel(m: Messages, f: Formats): (uptime: number) => string {
  * @csspart banner - The overall status (a polite live region).
  * @csspart items - The list of monitored items.
  * @csspart others - The operational items folded behind one line (a `details`) while others are at fault.
- * @csspart item - One monitored item: its label, status, figures and history.
+ * @csspart item - One monitored item: its label, status, uptime and daily history.
  * @csspart history - An item's daily uptime bars.
  * @csspart incidents - The list of incidents.
  * @csspart incident - One incident with its updates.
@@ -188,6 +189,8 @@ export class PorchlightStatus extends LitElement {
   #ticker?: ReturnType<typeof setInterval>;
   /** The custom states (`:state(message)`); none where the browser, or happy-dom, has no ElementInternals. */
   #states = this.attachInternals?.().states;
+  /** Waiting for the words of its language (see #localized). */
+  #awaiting = false;
   /** A password was sent: when the page comes, the focus moves from the vanished form to its heading. */
   #unlocking = false;
   /**
@@ -335,16 +338,24 @@ export class PorchlightStatus extends LitElement {
     if (!words.messages) {
       let load = fetching.get(lang);
       if (!load) {
-        load = fetch(`${this.#status.base}/embed/words-${lang}.json`)
+        // The same words on every Porchlight server: the first element's asks for all of the document's.
+        load = fetch(`${this.#status.base}/embed/words-${lang}.json`, { signal: AbortSignal.timeout(10_000) })
           .then((answer) => (answer.ok ? answer.json() : Promise.reject()))
           .then(
             (table) => (MESSAGES[lang] = { ...ENGLISH, ...table }),
-            // Not to be had: English, and lang="en", from now on.
-            () => LANGUAGES.splice(LANGUAGES.indexOf(lang), 1),
+            // Not to be had (an error, 10 seconds gone): English, and lang="en", from now on (>>> 0: a language
+            // gone already is spliced at an index past the end, which removes nothing).
+            () => LANGUAGES.splice(LANGUAGES.indexOf(lang) >>> 0, 1),
           );
         fetching.set(lang, load);
       }
-      load.then(() => this.requestUpdate());
+      if (!this.#awaiting) {
+        this.#awaiting = true;
+        load.then(() => {
+          this.#awaiting = false;
+          this.requestUpdate();
+        });
+      }
     }
     return { f, ...words };
   }
@@ -429,10 +440,17 @@ export class PorchlightStatus extends LitElement {
       html`<ul part="items">
         ${shown.map((item) => this.#renderItem(item, page, m, f, now))}
       </ul>`;
-    const timeline = (shown: Incident[]) =>
+    const timeline = (shown: Incident[], past = false) =>
       html`<ol part="incidents">
-        ${shown.map((incident) => this.#renderIncident(incident, m, f, now))}
+        ${shown.map((incident) => this.#renderIncident(incident, m, f, now, past))}
       </ol>`;
+    // Past incidents by the day they began, in the visitor's zone, newest first as the API sends them.
+    const days: [string, Incident[]][] = [];
+    for (const incident of past) {
+      const day = f.day(incident.started_at);
+      if (days.at(-1)?.[0] === day) days.at(-1)?.[1].push(incident);
+      else days.push([day, [incident]]);
+    }
     // The heading takes the focus after a password unlocks the page (tabindex -1: focusable, not a tab stop).
     return html`<header part="header">
         <h2 id="name" tabindex="-1">${page.name}</h2>
@@ -450,21 +468,25 @@ export class PorchlightStatus extends LitElement {
         }
       </p>
       ${open.length ? html`<h3>${m.active}</h3>${timeline(open)}` : nothing}
-      ${this.compact ? nothing : html`<h3>${m.services}</h3>`}
+      <h3 class=${this.compact ? "vh" : ""}>${m.services}</h3>
       ${
         fold
           ? html`${fine.length < items.length ? list(items.filter((item) => !fine.includes(item))) : nothing}
-            <details part="others">
-              <summary>${statusWord("operational", m, "item.operational")} (${fine.length})</summary>
-              ${list(fine)}
-            </details>`
+            ${
+              fine.length
+                ? html`<details part="others">
+                    <summary>${statusWord("operational", m, "item.operational")} (${fine.length})</summary>
+                    ${list(fine)}
+                  </details>`
+                : nothing
+            }`
           : list(items)
       }
       ${
         this.compact || (!past.length && open.length) || !display.showIncidents
           ? nothing
           : html`<h3>${m.incidents}</h3>
-            ${past.length ? timeline(past) : html`<p>${m.noIncidents}</p>`}`
+            ${past.length ? days.map(([day, shown]) => html`<h4>${day}</h4>${timeline(shown, true)}`) : html`<p>${m.noIncidents}</p>`}`
       }
       <div class="tip" aria-hidden="true" hidden></div>`;
   }
@@ -542,30 +564,39 @@ export class PorchlightStatus extends LitElement {
       : html`<time datetime=${iso}>${when}</time>`;
   }
 
-  #renderIncident(incident: Incident, m: Messages, f: Formats, now: number) {
-    const { started_at: start, resolved_at: end } = incident;
+  /**
+   * An incident: its title, its status as a chip, when it ran, and its updates, the message in full contrast. A past
+   * one (under its day's heading) keeps its updates behind one closed line.
+   */
+  #renderIncident(incident: Incident, m: Messages, f: Formats, now: number, past: boolean) {
+    const { started_at: start, resolved_at: end, updates } = incident;
     // An open incident's duration counts to now: rendered as a server does, it would go stale, so only its start.
     const [lasted, rounded] = f.duration((end ? Date.parse(end) : now) - Date.parse(start));
+    const timeline = html`<ol>
+      ${updates.map(
+        (update) =>
+          html`<li>
+            <b>${m[update.status]}</b> · <time datetime=${update.timestamp}>${f.when(update.timestamp)}</time>
+            <p>${update.message}</p>
+          </li>`,
+      )}
+    </ol>`;
     return html`<li part="incident">
-      <h4>${incident.title}</h4>
+      ${past ? html`<h5>${incident.title}</h5>` : html`<h4>${incident.title}</h4>`}
       <p>
-        <b class=${end ? "ok" : "warn"}>${m[incident.status]}</b> ·
-        <time datetime=${start}>${f.when(start)}</time>${
+        <b class="chip ${end ? "ok" : "warn"}">${m[incident.status]}</b> <time datetime=${start}>${f.when(start)}</time>${
           end ? html` – <time datetime=${end}>${f.until(start, end)}</time>` : nothing
         }${end || this.serverTime === undefined ? ` · ${rounded ? fill(m.about, lasted) : lasted}` : nothing}
       </p>
       ${
-        this.compact
+        this.compact || !updates.length
           ? nothing
-          : html`<ol>
-            ${incident.updates.map(
-              (update) =>
-                html`<li>
-                  <b>${m[update.status]}</b> · <time datetime=${update.timestamp}>${f.when(update.timestamp)}</time>
-                  <p>${update.message}</p>
-                </li>`,
-            )}
-          </ol>`
+          : past
+            ? html`<details>
+                <summary>${m.updates} (${updates.length})</summary>
+                ${timeline}
+              </details>`
+            : timeline
       }
     </li>`;
   }

@@ -7,11 +7,12 @@
 import { renderThunked } from "@lit-labs/ssr";
 import type { ThunkedRenderResult } from "@lit-labs/ssr/lib/render-result.js";
 import { html, nothing } from "lit";
+import { TABLES } from "../../components/porchlight-status/languages.ts";
 import { MESSAGES, messagesFor } from "../../components/porchlight-status/messages.ts";
 import { type PageData, PorchlightPage } from "../../components/porchlight-status/porchlight-page.ts";
 import { overallStatus } from "../contract/status.ts";
 import type { Visibility } from "../contract/status-page.ts";
-import { escapeHtml } from "../html.ts";
+import { escapeHtml, minifyCss } from "../html.ts";
 
 if (!customElements.get("porchlight-status")) customElements.define("porchlight-status", PorchlightPage);
 
@@ -56,6 +57,9 @@ export function promptData(visibility: Exclude<Visibility, "public">): PageData 
 
 /** JSON inside <script type="application/json">: "<" written as \u003c, so no "</script" or "<!--" can occur. */
 const scriptJson = (json: string) => json.replace(/</g, "\\u003c");
+
+// The server renders a page in any of the element's languages.
+Object.assign(MESSAGES, TABLES);
 
 /** The page's name, status words and description for the head; a protected page gives away nothing. */
 export function pageSummary(data: PageData): { title: string; description: string } {
@@ -114,10 +118,21 @@ export function renderDocument(doc: PageDocument): string {
         data-time=${doc.at} data-etag=${doc.etag || nothing} .data=${doc.data}></porchlight-status>`,
     ),
     [],
-  ).join("");
-  // The data for the browser, as the element's (unrendered) JSON child: it needs no HTML escaping beyond "<".
+  )
+    .join("")
+    // The element's styles as its source has them, comments and all: as the embed's build does, without them.
+    .replace(
+      /(<style>)([\s\S]*?)(<\/style>)/,
+      (_all, open: string, css: string, close: string) => open + minifyCss(css) + close,
+    );
+  // The data for the browser, as the element's (unrendered) JSON child: it needs no HTML escaping beyond "<". The
+  // page's words too, in a language other than English: the pages' script carries English only.
   const close = element.lastIndexOf("</porchlight-status>");
-  const withData = `${element.slice(0, close)}<script type="application/json">${scriptJson(doc.json ?? JSON.stringify(doc.data))}</script>${element.slice(close)}`;
+  const language = messagesFor(doc.locale).lang;
+  const words = TABLES[language]
+    ? `<script type="application/json" data-words="${language}">${scriptJson(JSON.stringify(TABLES[language]))}</script>`
+    : "";
+  const withData = `${element.slice(0, close)}<script type="application/json">${scriptJson(doc.json ?? JSON.stringify(doc.data))}</script>${words}${element.slice(close)}`;
   const e = escapeHtml;
   const here = doc.feedBase ?? `${doc.base}${doc.slug}/`;
   const classes = [doc.embed && "embed", doc.embed && doc.transparent && "transparent"].filter(Boolean).join(" ");

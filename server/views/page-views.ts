@@ -14,9 +14,9 @@ import { ReadModel } from "./read-model.ts";
 export const PUBLIC_INCIDENT_LIMIT = 50;
 
 /**
- * How finely a page's check times count as something its visitors see (see visibleItems): the ETag moves when
- * the page's latest check enters another half hour, so that an open page's "checked … ago" is renewed at least
- * that often while nothing else changes, and stays unchanged (304) between.
+ * How finely a page's check times count in its ETag (see visibleItems): the ETag moves when the page's latest check
+ * enters another half hour, so that a client revalidating with If-None-Match (an API reader of `last_check`; the
+ * element no longer shows check times) holds figures at most that old, and stays unchanged (304) between.
  */
 export const CHECK_TIME_GRANULARITY_MS = 30 * 60_000;
 

@@ -155,7 +155,10 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     // No per-check figures on a visitor's row (the check's time, its response time).
     expect(first).not.toMatch(/\bms\b|checked/);
     expect(await items.first().locator("[part~=history] li").count()).toBe(30);
-    expect(await v.inShadow("[part~=incident] h4").textContent()).toBe("Slow checkout");
+    expect(await v.inShadow("[part~=incident] h5").textContent()).toBe("Slow checkout");
+    // A past incident's updates are folded behind one line that opens them.
+    expect(await v.inShadow("[part~=incident]").innerText()).not.toContain("The payment provider fixed it.");
+    await v.inShadow("[part~=incident] summary").click();
     expect(await v.inShadow("[part~=incident]").innerText()).toContain("The payment provider fixed it.");
     expect(await v.audit()).toEqual([]);
     await v.page.locator("porchlight-status").screenshot({ path: `${ARTIFACTS}/embed-light.png` });

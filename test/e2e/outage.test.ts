@@ -33,6 +33,8 @@ describeBrowser("an outage leads the page, in Chromium", () => {
   let cleanup: () => Promise<void>;
   let browser: Browser;
   let api: { server: Server; origin: string };
+  /** The same store served by a second app whose pages are in German (PORCHLIGHT_PAGE_LOCALE). */
+  let german: { server: Server; origin: string };
   let host: { server: Server; origin: string };
 
   async function listen(handler: Parameters<typeof createServer>[1]) {
@@ -85,6 +87,11 @@ describeBrowser("an outage leads the page, in Chromium", () => {
     });
     made.recorded({ sites: seeded.ids, pagesChanged: true });
     api = await listen(made.listener);
+    const inGerman = makeApp(store, {
+      clock: made.clock,
+      env: { PORCHLIGHT_VIEW_TTL_SECONDS: "300", PORCHLIGHT_PAGE_LOCALE: "de" },
+    });
+    german = await listen(inGerman.listener);
     host = await listen((req, res) => {
       const url = new URL(req.url ?? "/", "http://host");
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -102,10 +109,12 @@ describeBrowser("an outage leads the page, in Chromium", () => {
     await browser?.close();
     await new Promise((resolve) => api?.server.close(resolve));
     await new Promise((resolve) => host?.server.close(resolve));
+    await new Promise((resolve) => german?.server.close(resolve));
     await cleanup?.();
   });
 
   async function visit(url: string, options: { width?: number; colorScheme?: "light" | "dark" } = {}) {
+    const requests: string[] = [];
     const context = await browser.newContext({
       // axe is added as an inline script, which the hosted page's CSP (rightly) refuses.
       bypassCSP: true,
@@ -115,6 +124,7 @@ describeBrowser("an outage leads the page, in Chromium", () => {
     });
     const page = await context.newPage();
     const errors = collectPageErrors(page);
+    page.on("request", (request) => requests.push(request.url()));
     await page.goto(url);
     const inShadow = (selector: string) => page.locator("porchlight-status").locator(selector);
     await expect.poll(() => inShadow("[part~=banner]").count()).toBe(1);
@@ -139,10 +149,10 @@ describeBrowser("an outage leads the page, in Chromium", () => {
       (
         await page
           .locator("porchlight-status")
-          .locator("h3, [part~=incident] h4, [part~=item] > div > span:first-child")
+          .locator("h3, [part~=incident] :is(h4, h5), [part~=item] > div > span:first-child")
           .allTextContents()
       ).map((words) => words.trim());
-    return { context, page, errors, inShadow, banner, audit, bannerContrast, reading };
+    return { context, page, errors, requests, inShadow, banner, audit, bannerContrast, reading };
   }
 
   for (const colorScheme of ["light", "dark"] as const) {
@@ -195,6 +205,8 @@ describeBrowser("an outage leads the page, in Chromium", () => {
     expect(await v.reading()).toEqual([
       "Active incidents",
       "Checkout is down",
+      // Read, not shown: the services have their heading for a screen reader's outline.
+      "Services",
       "Checkout",
       "Search",
       "Website",
@@ -246,12 +258,33 @@ describeBrowser("an outage leads the page, in Chromium", () => {
 
   test("the embed in German fetches its words once and names the affected services in German", async () => {
     const v = await visit(`${host.origin}/?attrs=locale%3Dde`);
-    const words: string[] = [];
-    v.page.on("request", (request) => request.url().includes("/embed/words-") && words.push(request.url()));
     expect((await v.banner.innerText()).replace(/\s+/g, " ")).toBe("Teilweiser Ausfall Betroffen: Checkout und Search");
     expect(await v.inShadow("h3").first().innerText()).toBe("Aktuelle Vorfälle");
     expect(await v.inShadow("[part~=base]").getAttribute("lang")).toBe("de");
+    expect(v.requests.filter((url) => url.includes("/embed/words-"))).toEqual([`${api.origin}/embed/words-de.json`]);
     await v.inShadow("[part~=base]").screenshot({ path: `${ARTIFACTS}/outage-embed-de.png` });
+    expect(v.errors).toEqual([]);
+    await v.context.close();
+  });
+
+  test("a hosted page in German hydrates in German: its words come with it, no fetch, no second render", async () => {
+    const v = await visit(`${german.origin}/acme`);
+    await expect
+      .poll(() =>
+        v.page.evaluate(
+          () => (document.querySelector("porchlight-status") as unknown as { hasUpdated: boolean }).hasUpdated,
+        ),
+      )
+      .toBe(true);
+    await expect.poll(() => v.inShadow("[part~=base] > p").first().innerText()).toMatch(/^Aktualisiert vor/);
+    expect((await v.banner.innerText()).replace(/\s+/g, " ")).toBe("Teilweiser Ausfall Betroffen: Checkout und Search");
+    // One page, taken over: a mismatch would have drawn a second one beside the server's and thrown.
+    expect(
+      await v.page.evaluate(
+        () => document.querySelector("porchlight-status")?.shadowRoot?.querySelectorAll("section").length,
+      ),
+    ).toBe(1);
+    expect(v.requests.filter((url) => url.includes("/embed/words-"))).toEqual([]);
     expect(v.errors).toEqual([]);
     await v.context.close();
   });

@@ -223,7 +223,8 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     expect(await items.count()).toBe(3);
     expect((await items.allInnerTexts()).map((text) => text.split("\n")[0])).toEqual(["Website", "Checkout", "Search"]);
     expect(await items.first().locator("[part~=history] li").count()).toBe(30);
-    expect(await v.inShadow("[part~=incident] h4").textContent()).toBe("Slow checkout");
+    // Resolved: a past incident, under its day's heading.
+    expect(await v.inShadow("[part~=incident] h5").textContent()).toBe("Slow checkout");
     expect(await v.page.title()).toBe("Acme acme status");
     expect(await v.page.locator('link[rel="canonical"]').getAttribute("href")).toBe(`${SITE_URL}${BASE}acme/`);
     expect(await v.page.locator('link[type="application/rss+xml"]').getAttribute("href")).toBe(`${BASE}acme/feed.xml`);
@@ -541,7 +542,7 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     await frame.locator("input").press("Enter");
     await expect.poll(() => frame.locator("[part~=item]").count()).toBe(1);
     expect(await frame.locator("[part~=item]").innerText()).toContain("SECRET-ITEM-7f3a");
-    expect(await frame.locator("[part~=incident] h4").textContent()).toBe("SECRET-INCIDENT-9b2c");
+    expect(await frame.locator("[part~=incident] :is(h4, h5)").textContent()).toBe("SECRET-INCIDENT-9b2c");
     expect(sent.map((s) => s.password)).toContain(PASSWORD);
     expect(sent.every((s) => !s.url.includes("horse"))).toBe(true);
     for (const f of v.page.frames()) expect(f.url()).not.toContain("horse");

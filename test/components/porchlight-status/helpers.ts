@@ -1,15 +1,18 @@
 // Shared by the element's suites: page fixtures, a stubbed fetch, mounting, shadow-root queries and the clean-up
 // after each test (this module registers it in every suite file that imports it).
 import "../../../components/porchlight-status/index.ts";
-// Every language's words, as if fetched already: the suites count the page's requests, and words.test.ts proves the
-// fetch of a language's words.
-import "../../../components/porchlight-status/languages.ts";
 import { spawn } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, vi } from "vitest";
+import { TABLES } from "../../../components/porchlight-status/languages.ts";
+import { MESSAGES } from "../../../components/porchlight-status/messages.ts";
 import { PorchlightStatus } from "../../../components/porchlight-status/porchlight-status.ts";
 import type { ItemStatus, PublicItem, PublicStatusPage } from "../../../server/contract/status-page.ts";
+
+// Every language's words, as if fetched already: the suites count the page's requests, and words.test.ts proves the
+// fetch of a language's words.
+Object.assign(MESSAGES, TABLES);
 
 // This environment's Response and Headers are happy-dom's, as the element's own fetch would give it.
 export const DomResponse = globalThis.Response;

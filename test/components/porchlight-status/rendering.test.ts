@@ -223,8 +223,19 @@ describe("loading and the ready page", () => {
     const lists = $$(el, '[part="incidents"]');
     expect(lists.map((list) => list.previousElementSibling && text(list.previousElementSibling))).toEqual([
       "Active incidents",
-      "Past incidents",
+      // Past incidents under the day they began, in the visitor's zone.
+      f.day(closedStart),
     ]);
+    // The status as a chip in its colour; a past incident's updates behind one closed line.
+    expect($$(el, '[part="incident"] > p > b').map((chip) => chip.className)).toEqual(["chip warn", "chip ok"]);
+    expect($$(el, '[part="incident"] h4, [part="incident"] h5').map((h) => `${h.localName} ${text(h)}`)).toEqual([
+      "h4 Slow checkout",
+      "h5 Login outage",
+    ]);
+    const folded = $(el, '[part="incident"] details') as HTMLDetailsElement;
+    expect(folded.open).toBe(false);
+    expect(text(folded.querySelector("summary") as HTMLElement)).toBe("Updates (1)");
+    expect(folded.closest('[part="incident"]')?.textContent).toContain("Login outage");
     expect(lists[0]?.compareDocumentPosition($(el, '[part="items"]') as Node)).toBe(Node.DOCUMENT_POSITION_FOLLOWING);
     const rows = $$(el, '[part="incident"]');
     expect(rows).toHaveLength(2);
@@ -381,6 +392,19 @@ describe("what is wrong leads", () => {
     expect(labels(el, '[part="others"]')).toEqual(["Service 0", "Service 2"]);
   });
 
+  test("an embed with every service at fault folds nothing: no empty line to open", async () => {
+    answers(() => json(pageWith("outage", "degraded", "paused")));
+    const el = await mount({ locale: "en" });
+    expect(labels(el)).toEqual(["Service 0", "Service 1", "Service 2"]);
+    expect($(el, '[part="others"]')).toBeNull();
+  });
+
+  test("a service's name is shown as written in the affected list, dollar signs and all", async () => {
+    answers(() => json(page({ items: [item({ label: "Pay$$ & $& Co", status: "outage" })] })));
+    const el = await mount({ locale: "en" });
+    expect(text($(el, '[part="banner"] p') as HTMLElement)).toBe("Affected: Pay$$ & $& Co");
+  });
+
   test("an embed where all is well lists every service in the page's order, nothing folded", async () => {
     answers(() => json(pageWith("operational", "paused", "operational")));
     const el = await mount({ locale: "en" });
@@ -394,9 +418,12 @@ describe("what is wrong leads", () => {
     );
     const el = await mount({ locale: "en", compact: true });
     expect(text($(el, '[part="banner"]') as HTMLElement)).toBe("Partial outageAffected: Service 1");
-    // No description, no "Services" heading, no past incidents, no timelines.
+    // No description, no past incidents, no timelines; the services' heading is read, not shown (class vh).
     expect($(el, '[part="header"] p')).toBeNull();
-    expect($$(el, "h3").map(text)).toEqual(["Active incidents"]);
+    expect($$(el, "h3").map((h) => `${text(h)}${h.className ? `.${h.className}` : ""}`)).toEqual([
+      "Active incidents",
+      "Services.vh",
+    ]);
     expect($$(el, '[part="incident"]').map((row) => text(row.querySelector("h4") as HTMLElement))).toEqual([
       "Checkout is down",
     ]);
