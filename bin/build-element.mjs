@@ -13,9 +13,16 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /**
  * What the two builds read: the element, the contract it shares with the server (its types, and the status math it
- * runs), the build config and the names it shares with the server, the lock file.
+ * runs), the build config and what it shares with the server (the builds' names, the CSS minifier), the lock file.
  */
-const INPUTS = ["components", "server/contract", "vite.config.ts", "server/builds.ts", "package-lock.json"];
+const INPUTS = [
+  "components",
+  "server/contract",
+  "vite.config.ts",
+  "server/builds.ts",
+  "server/html.ts",
+  "package-lock.json",
+];
 /** What the server needs from a build. */
 const OUTPUTS = ["porchlight.js", "manifest.json", "porchlight-page.js", "page-manifest.json"];
 

@@ -21,6 +21,7 @@ beforeAll(() => {
     "server/contract",
     "vite.config.ts",
     "server/builds.ts",
+    "server/html.ts",
     "package.json",
     "package-lock.json",
   ]) {

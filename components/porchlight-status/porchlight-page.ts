@@ -34,7 +34,7 @@ export class PorchlightPage extends PorchlightStatus {
   /** The API's ETag for `data`, when it is the API's current answer (a hosted page's, not a static build's). */
   declare dataEtag: string | null | undefined;
 
-  protected override lead = false;
+  protected override embedded = false;
 
   /** Server-rendered markup (declarative shadow DOM) was here before the element took it over. */
   #hydrating = false;

@@ -195,7 +195,7 @@ export const styles = css`
     white-space: nowrap;
     padding: 0.25em 0.5em;
     font-size: 0.85em;
-    color: var(--_bg);
+    color: var(--_on);
     background: var(--_fg);
   }
   /* An instant never parts from its zone ("10:37 PM" on one line, "PST" on the next). */
@@ -247,7 +247,7 @@ export const styles = css`
     border-color: var(--_bad);
   }
   button {
-    color: var(--_bg);
+    color: var(--_on);
     background: var(--_fg);
   }
   [part="skeleton"] {

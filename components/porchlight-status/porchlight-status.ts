@@ -95,7 +95,8 @@ function uptimeLabel(m: Messages, f: Formats): (uptime: number) => string {
  * @attr slug - The status page's slug (required).
  * @attr api-base - The Porchlight server, such as https://status.example.com; default: where this script came from.
  * @attr refresh - Seconds between refreshes; default 60, at least 10; 0 never refreshes.
- * @attr theme - `light`, `dark` or `auto`; default: the page's theme, else `auto` (the visitor's preference).
+ * @attr theme - `light`, `dark` or `auto` (the visitor's preference); default: the page's theme when it is `light` or
+ *   `dark`, else `light` (a hosted page's: the page's theme).
  * @attr locale - A BCP 47 locale for words and formats; default: the browser's. Words in English, German (`de`) and
  *   Hebrew (`he`, right to left; fetched from the server, /embed/words-LANG.json); dates and numbers in any locale
  *   through Intl.
@@ -162,7 +163,8 @@ export class PorchlightStatus extends LitElement {
    */
   declare refresh: number;
   /**
-   * `light`, `dark` or `auto`; empty: the page's theme, else `auto` (the visitor's `prefers-color-scheme`).
+   * `light`, `dark` or `auto` (the visitor's `prefers-color-scheme`); empty: the page's theme when it is `light` or
+   * `dark`, else `light`.
    * @default ""
    */
   declare theme: "" | "light" | "dark" | "auto";
@@ -200,10 +202,12 @@ export class PorchlightStatus extends LitElement {
    */
   protected serverTime?: number;
   /**
-   * An embed leads with what is wrong: while a service is down or degraded, the operational ones fold behind one
-   * line. A whole page (hosted, static) lists every service in its order.
+   * An embed, which sits in someone else's page: it leads with what is wrong (while a service is down or degraded,
+   * the operational ones fold behind one line), and it is light unless the host or the page's owner asks for dark
+   * or `auto`, so it never turns into a black box in a light site. A whole page (hosted, static) lists every service
+   * in its order and follows its theme.
    */
-  protected lead = true;
+  protected embedded = true;
 
   constructor() {
     super();
@@ -366,7 +370,8 @@ export class PorchlightStatus extends LitElement {
     const page = messages && this.#status.page;
     const problem = messages && this.#status.problem;
     const accent = page?.theme.accentColor ?? "";
-    const theme = this.theme || page?.theme.mode;
+    const mode = this.theme || page?.theme.mode;
+    const theme = !this.theme && this.embedded && mode === "auto" ? "light" : mode;
     const message = !page && !!problem;
     try {
       this.#states?.[message ? "add" : "delete"]("message");
@@ -435,7 +440,7 @@ export class PorchlightStatus extends LitElement {
     const affected = items.filter((item) => /^(degraded|outage)$/.test(item.status)).map((item) => item.label);
     const fine = items.filter((item) => item.status === "operational");
     // Folded: what is wrong first, and the operational rest behind one line (compact, and an embed with a fault).
-    const fold = this.compact || (this.lead && affected.length > 0);
+    const fold = this.compact || (this.embedded && affected.length > 0);
     const list = (shown: PublicItem[]) =>
       html`<ul part="items">
         ${shown.map((item) => this.#renderItem(item, page, m, f, now))}

@@ -66,7 +66,8 @@ export function pageSummary(data: PageData): { title: string; description: strin
   if (!("items" in data)) return { title: "Status page", description: "This status page is protected." };
   const status = MESSAGES.en?.[overallStatus(data.items)] ?? "";
   return {
-    title: `${data.name} status`,
+    // "Acme status", but not "Acme Status status".
+    title: /\bstatus$/i.test(data.name) ? data.name : `${data.name} status`,
     description: data.description ? `${status}. ${data.description}` : `${status}.`,
   };
 }
@@ -88,12 +89,15 @@ function noScriptNote(locale: string): string {
   return `<noscript><p class="nojs" lang="${lang}" dir="${dir}">${escapeHtml(NO_SCRIPT[lang] ?? "")}</p></noscript>`;
 }
 
-const CHROME_CSS = `body{margin:0;font:16px/1.5 system-ui,sans-serif;color-scheme:light dark;background:Canvas;color:CanvasText}
+// One background per theme: the element's own (#fff, #0d1117), so the page and its card are never two blacks.
+const CHROME_CSS = `body{margin:0;font:16px/1.5 system-ui,sans-serif;color-scheme:light dark;background:light-dark(#fff,#0d1117);color:light-dark(#1f2328,#e6edf3)}
 main{max-width:56rem;margin:0 auto;padding:1rem}porchlight-status{display:block;height:auto}
 .nojs{margin:0 0 1rem;padding:.75rem 1rem;border:1px solid light-dark(#d1d9e0,#3d444d);border-inline-start:4px solid light-dark(#9a6700,#d29922);border-radius:8px}
-footer{max-width:56rem;margin:0 auto;padding:0 1rem 2rem;font-size:.875rem}footer a{color:LinkText}
+footer{max-width:56rem;margin:0 auto;padding:0 1rem 2rem;font-size:.875rem;color:light-dark(#59636e,#9198a1)}
+footer a{color:inherit;text-underline-offset:2px}footer a:hover{color:light-dark(#1f2328,#e6edf3)}
 .vh{position:absolute;clip-path:inset(50%);width:1px;height:1px;overflow:hidden}
-.embed main{max-width:none;padding:0}.transparent body{background:transparent}`;
+.embed main{max-width:none;padding:0}.transparent body{background:transparent}
+.transparent porchlight-status{--porchlight-background:transparent}.transparent porchlight-status::part(base){border:0;padding:0}`;
 
 /**
  * The pieces of a render, in order, into `into`: its thunks called as they come (the element renders

@@ -288,4 +288,41 @@ describeBrowser("an outage leads the page, in Chromium", () => {
     expect(v.errors).toEqual([]);
     await v.context.close();
   });
+
+  test("an embed is light unless asked, even for a visitor who prefers dark; theme=auto follows the visitor", async () => {
+    const background = (v: Awaited<ReturnType<typeof visit>>) =>
+      v.inShadow("[part~=base]").evaluate((el) => getComputedStyle(el).backgroundColor);
+    const plain = await visit(`${host.origin}/`, { colorScheme: "dark" });
+    expect(await background(plain)).toBe("rgb(255, 255, 255)");
+    await plain.context.close();
+    const auto = await visit(`${host.origin}/?attrs=theme%3Dauto`, { colorScheme: "dark" });
+    expect(await background(auto)).toBe("rgb(13, 17, 23)");
+    await auto.context.close();
+  });
+
+  test("one background per theme: the hosted page and its card share it, light and dark", async () => {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const v = await visit(`${api.origin}/acme`, { colorScheme });
+      const body = await v.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const card = await v.inShadow("[part~=base]").evaluate((el) => getComputedStyle(el).backgroundColor);
+      expect(body).toBe(card);
+      expect(body).toBe(colorScheme === "light" ? "rgb(255, 255, 255)" : "rgb(13, 17, 23)");
+      await v.context.close();
+    }
+  });
+
+  test("transparent=1 is transparent: no background and no card, the banner still readable", async () => {
+    const v = await visit(`${api.origin}/acme?embed=1&transparent=1`);
+    const base = v.inShadow("[part~=base]");
+    expect(await base.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgba(0, 0, 0, 0)");
+    expect(await base.evaluate((el) => getComputedStyle(el).borderTopWidth)).toBe("0px");
+    expect(await v.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgba(0, 0, 0, 0)");
+    expect(await v.bannerContrast()).toBeGreaterThanOrEqual(4.5);
+    // Seen over a host's coloured page: the iframe shows it through.
+    await v.page.evaluate(() => {
+      document.documentElement.style.background = "#f6e7c8";
+    });
+    await v.page.screenshot({ path: `${ARTIFACTS}/outage-iframe-transparent.png` });
+    await v.context.close();
+  });
 });

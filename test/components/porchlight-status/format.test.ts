@@ -194,3 +194,25 @@ describe("a whole page (hosted, static) as the server renders it", () => {
     expect(squash(html.replace(/<[^>]*>/g, " "))).toContain("Partial outage Affected: Service 1");
   });
 });
+
+describe("a page's title", () => {
+  test.each([
+    ["Acme", "Acme status"],
+    ["Acme Status", "Acme Status"],
+    ["ACME STATUS", "ACME STATUS"],
+    ["Statusboard", "Statusboard status"],
+  ])("%s → %s", (name, title) => {
+    const html = renderDocument({
+      slug: "acme",
+      data: page({ name }),
+      at: Date.parse("2026-11-24T06:37:00.000Z"),
+      base: "/",
+      canonical: null,
+      script: "porchlight-page.js",
+      apiBase: "",
+      locale: "en",
+    });
+    expect(html).toContain(`<title>${title}</title>`);
+    expect(html).toContain(`<meta property="og:title" content="${title}">`);
+  });
+});
