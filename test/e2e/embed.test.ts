@@ -1,12 +1,12 @@
 import { mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 import { describeBrowser, launchChromium } from "../support/browser.ts";
+import { listen } from "../support/listen.ts";
 
 /** Screenshots a reviewer can look at (not compared): light, dark, compact and password states. */
 const ARTIFACTS = "test-artifacts";
@@ -22,12 +22,6 @@ const AGGRESSIVE_CSS = `
   }
   p { color: rgb(0, 0, 0); margin: 7px; }
 `;
-
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; origin: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 describeBrowser("<porchlight-status> embedded in a page of another origin, in Chromium", () => {
   let store: Store;

@@ -1,6 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { createServer, type RequestListener, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -8,6 +7,7 @@ import { BADGE_METRICS, BADGE_STYLES, ShieldsEndpoint } from "../../server/contr
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind } from "../helpers.ts";
 import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { listen } from "../support/listen.ts";
 
 /** Screenshots a reviewer looks at (not compared): the landing page in both themes at two widths, and the badges. */
 const ARTIFACTS = "test-artifacts";
@@ -16,12 +16,6 @@ const PASSWORD = "a long enough password";
 const PHONE = 375;
 /** A long name, as real ones are: it must wrap at 375 px, not push the page sideways. */
 const GLOBEX = "Globex Payments, Europe, Middle East and Africa";
-
-async function listen(handler: RequestListener): Promise<{ server: Server; origin: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 const close = (server: Server | undefined) =>
   new Promise((resolve) => {

@@ -3,14 +3,14 @@
 // services, the active incident above the services, and in the embed the services at fault first with the others
 // folded. Screenshots of each, light and dark, 1280 and 375 px, for a reviewer (test-artifacts/outage-*.png).
 import { mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import axe from "axe-core";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { listen } from "../support/listen.ts";
 
 const ARTIFACTS = "test-artifacts";
 const SERVICES = ["Website", "Checkout", "Search", "API", "CDN", "Email", "Docs", "Billing"];
@@ -36,12 +36,6 @@ describeBrowser("an outage leads the page, in Chromium", () => {
   /** The same store served by a second app whose pages are in German (PORCHLIGHT_PAGE_LOCALE). */
   let german: { server: Server; origin: string };
   let host: { server: Server; origin: string };
-
-  async function listen(handler: Parameters<typeof createServer>[1]) {
-    const server = createServer(handler);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-  }
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });

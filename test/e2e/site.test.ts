@@ -1,7 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
 import { promisify } from "node:util";
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { listen } from "../support/listen.ts";
 
 const PASSWORD = "correct horse";
 /** Words that exist only in protected pages: no file of the static build may hold them. */
@@ -25,15 +25,6 @@ const TYPES: Record<string, string> = {
   ".xml": "application/xml; charset=utf-8",
   ".json": "application/json; charset=utf-8",
 };
-
-async function listen(
-  handler: Parameters<typeof createServer>[1],
-  hostname = "127.0.0.1",
-): Promise<{ server: Server; origin: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, origin: `http://${hostname}:${(server.address() as AddressInfo).port}` };
-}
 
 /** Every file under a folder, recursively. */
 function walk(dir: string): string[] {

@@ -2,25 +2,19 @@
 // static build's are in site.test.ts, which builds it). Each state's box is as tall as its content, passes axe-core,
 // offers a retry only after a failed request, and is photographed light, dark and 375 px wide for a reviewer.
 import { mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Frame, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { listen } from "../support/listen.ts";
 
 const ARTIFACTS = "test-artifacts";
 const PASSWORD = "correct horse";
 /** Wrong passwords one client may send a page within the window before it is answered 429. */
 const ATTEMPTS = 4;
-
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; origin: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 /**
  * axe-core run in the page or frame through DevTools (a hosted page's CSP allows no inline script), on the whole

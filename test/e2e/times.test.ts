@@ -5,13 +5,13 @@
 // today's date. Date is never faked in this process: Playwright's clock, installed from a process with a fake Date,
 // leaves the page on the real time.
 import { mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { listen } from "../support/listen.ts";
 
 const ARTIFACTS = "test-artifacts";
 const MINUTE = 60_000;
@@ -24,12 +24,6 @@ const T = Date.parse("2026-11-24T06:37:00.000Z");
 const VISIT = T + 40_000;
 
 const squash = (text: string | null) => (text ?? "").replace(/\s+/g, " ").trim();
-
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; origin: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 /** What each zone shows for the incidents: started 90 minutes before T and resolved at T, and one open since T − 130. */
 const ZONES = {

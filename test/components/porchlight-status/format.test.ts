@@ -144,6 +144,19 @@ describe("a page as the server renders it (hosted and static)", () => {
   });
 });
 
+/** A hosted page's document for `data`, rendered in English at a fixed instant. */
+const renderAt = (data: PublicStatusPage) =>
+  renderDocument({
+    slug: "acme",
+    data,
+    at: Date.parse("2026-11-24T06:37:00.000Z"),
+    base: "/",
+    canonical: null,
+    script: "porchlight-page.js",
+    apiBase: "",
+    locale: "en",
+  });
+
 describe("a whole page (hosted, static) as the server renders it", () => {
   test("keeps every service in its order, the active incident above them, the affected named", () => {
     const open = {
@@ -167,16 +180,7 @@ describe("a whole page (hosted, static) as the server renders it", () => {
       items: statuses.map((status, i) => item({ id: i + 1, label: `Service ${i}`, status })),
       incidents: [open, past],
     });
-    const html = renderDocument({
-      slug: "acme",
-      data,
-      at: Date.parse("2026-11-24T06:37:00.000Z"),
-      base: "/",
-      canonical: null,
-      script: "porchlight-page.js",
-      apiBase: "",
-      locale: "en",
-    });
+    const html = renderAt(data);
     expect(html).not.toContain('part="others"');
     // In the element's markup (the page's title and the inlined data say some of these too).
     const element = html.slice(html.indexOf("<porchlight-status"), html.indexOf('<script type="application/json">'));
@@ -202,16 +206,7 @@ describe("a page's title", () => {
     ["ACME STATUS", "ACME STATUS"],
     ["Statusboard", "Statusboard status"],
   ])("%s → %s", (name, title) => {
-    const html = renderDocument({
-      slug: "acme",
-      data: page({ name }),
-      at: Date.parse("2026-11-24T06:37:00.000Z"),
-      base: "/",
-      canonical: null,
-      script: "porchlight-page.js",
-      apiBase: "",
-      locale: "en",
-    });
+    const html = renderAt(page({ name }));
     expect(html).toContain(`<title>${title}</title>`);
     expect(html).toContain(`<meta property="og:title" content="${title}">`);
   });
