@@ -1,8 +1,9 @@
 /**
  * The element's words in its other languages, one per line in the order of the English table (messages.ts; a test
  * holds them to it). The embed script does not carry them: the build writes each as dist/embed/words-LANG.json, which
- * the element fetches when its locale asks for one (messages.ts, LANGUAGES). The pages' script and the server, which
- * render pages in any of them, add them to MESSAGES (porchlight-page.ts).
+ * the element fetches when its locale asks for one (messages.ts, LANGUAGES). The server renders pages in any of them
+ * (server/pages/render.ts adds them to MESSAGES) and inlines the page's own beside its data, which the pages' script
+ * reads (porchlight-page.ts): it carries English only too.
  */
 import { KEYS, type Messages } from "./messages.ts";
 

@@ -47,8 +47,8 @@ export type Messages = typeof ENGLISH;
 export const KEYS = Object.keys(ENGLISH) as (keyof Messages)[];
 
 /**
- * The words by language: English always; another once loaded (languages.ts adds them all to the pages' script, the
- * embed fetches its locale's from the server). An owner may add a language of their own before the element renders.
+ * The words by language: English always; another once loaded (the embed fetches its locale's from the server, a
+ * hosted page's come inlined with it, the server has all of languages.ts). An owner may add a language of their own before the element renders.
  */
 export const MESSAGES: Record<string, Messages> = { en: ENGLISH };
 

@@ -1,7 +1,7 @@
 import { isServer } from "lit";
 import type { PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Problem } from "./client.ts";
-import { ENGLISH, MESSAGES, messagesFor } from "./messages.ts";
+import { ENGLISH, MESSAGES } from "./messages.ts";
 import { PorchlightStatus } from "./porchlight-status.ts";
 
 /** What a prerendered page hands its element: the API's answer for the page (a page, or an error's kind). */
@@ -41,12 +41,13 @@ export class PorchlightPage extends PorchlightStatus {
 
   override connectedCallback(): void {
     this.#hydrating ||= !this.hasUpdated && !!this.shadowRoot;
-    const script = this.querySelector('script[type="application/json"]:not([data-words])');
+    const script = this.querySelector(':scope > script[type="application/json"]:not([data-words])');
     if (script && !this.data) this.data = JSON.parse(script.textContent ?? "") as PageData;
-    // The page's words, when not English, come with it: it hydrates in them without a fetch.
-    const words = this.querySelector("script[data-words]");
-    const { lang } = messagesFor(this.locale);
-    if (words && !MESSAGES[lang]) MESSAGES[lang] = { ...ENGLISH, ...JSON.parse(words.textContent ?? "") };
+    // The page's words, when not English, come with it (data-words names their language): it hydrates in them
+    // without a fetch.
+    const words = this.querySelector<HTMLElement>(":scope > script[data-words]");
+    const lang = words?.dataset.words;
+    if (lang && !MESSAGES[lang]) MESSAGES[lang] = { ...ENGLISH, ...JSON.parse(words?.textContent ?? "") };
     super.connectedCallback();
   }
 

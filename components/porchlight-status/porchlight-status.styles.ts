@@ -195,7 +195,7 @@ export const styles = css`
     white-space: nowrap;
     padding: 0.25em 0.5em;
     font-size: 0.85em;
-    color: var(--_on);
+    color: var(--_bg);
     background: var(--_fg);
   }
   /* An instant never parts from its zone ("10:37 PM" on one line, "PST" on the next). */
@@ -247,7 +247,7 @@ export const styles = css`
     border-color: var(--_bad);
   }
   button {
-    color: var(--_on);
+    color: var(--_bg);
     background: var(--_fg);
   }
   [part="skeleton"] {
@@ -269,5 +269,9 @@ export const styles = css`
   .vh {
     position: absolute;
     clip-path: inset(50%);
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+    white-space: nowrap;
   }
 `;

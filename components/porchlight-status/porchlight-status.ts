@@ -191,6 +191,11 @@ export class PorchlightStatus extends LitElement {
   #ticker?: ReturnType<typeof setInterval>;
   /** The custom states (`:state(message)`); none where the browser, or happy-dom, has no ElementInternals. */
   #states = this.attachInternals?.().states;
+  /**
+   * The past incidents whose updates a visitor opened: a refresh that puts another incident in that place shows it
+   * folded, and the opened one stays open where it moved.
+   */
+  #opened = new Set<string>();
   /** Waiting for the words of its language (see #localized). */
   #awaiting = false;
   /** A password was sent: when the page comes, the focus moves from the vanished form to its heading. */
@@ -233,6 +238,10 @@ export class PorchlightStatus extends LitElement {
   }
 
   protected override updated(): void {
+    // Lit reuses a place's details for whichever incident comes there: each shows its own incident's state.
+    for (const details of this.renderRoot.querySelectorAll<HTMLDetailsElement>("details[data-id]")) {
+      details.open = this.#opened.has(details.dataset.id as string);
+    }
     // The controller's hostUpdated ran first: the first render, and every change of page, started a request.
     if (this.#status.page && !this.#barsShown) {
       this.#barsShown = true;
@@ -323,6 +332,11 @@ export class PorchlightStatus extends LitElement {
     tip.style.top = `${d.top - at.top + box.scrollTop - tip.offsetHeight - 2 * box.clientTop}px`;
   }
 
+  #onToggle(event: Event): void {
+    const details = event.target as HTMLDetailsElement;
+    this.#opened[details.open ? "add" : "delete"](details.dataset.id as string);
+  }
+
   /**
    * Words, direction and formats for the element's locale (formatsFor makes each locale's once). Words this script
    * does not carry are fetched from the server (dist/embed/words-LANG.json), once per language for every element of
@@ -370,7 +384,8 @@ export class PorchlightStatus extends LitElement {
     const page = messages && this.#status.page;
     const problem = messages && this.#status.problem;
     const accent = page?.theme.accentColor ?? "";
-    const mode = this.theme || page?.theme.mode;
+    // Before the page comes (the skeleton, a prompt, an error) its theme is not known: auto, which an embed draws light.
+    const mode = this.theme || page?.theme.mode || "auto";
     const theme = !this.theme && this.embedded && mode === "auto" ? "light" : mode;
     const message = !page && !!problem;
     try {
@@ -597,7 +612,7 @@ export class PorchlightStatus extends LitElement {
         this.compact || !updates.length
           ? nothing
           : past
-            ? html`<details>
+            ? html`<details data-id=${incident.id} @toggle=${this.#onToggle}>
                 <summary>${m.updates} (${updates.length})</summary>
                 ${timeline}
               </details>`

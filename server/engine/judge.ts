@@ -1,6 +1,6 @@
 import type { SiteState } from "../contract/site.ts";
 import { groupBy } from "../group-by.ts";
-import type { IncidentWrite, JudgedWrites, Showing, StatDelta } from "../store/checks.ts";
+import type { AutomaticIncident, IncidentWrite, JudgedWrites, Showing, StatDelta } from "../store/checks.ts";
 import type { SiteRow } from "../store/schema.ts";
 import { judgeConditions } from "./conditions.ts";
 import type { Outcome } from "./outcome.ts";
@@ -43,6 +43,8 @@ export interface IncidentIntent {
   summary: string;
   /** The latest failed check's error (open), or null. */
   reason?: string | null;
+  /** The state the site moved to. */
+  state?: SiteState;
   /** Regions down and regions judged, when the site is checked from more than one. */
   regions?: { down: number; of: number };
 }
@@ -193,6 +195,7 @@ function plainReason(reason: string): string {
   if (/timed out/.test(reason)) return "it did not answer in time";
   if (/^DNS/.test(reason)) return "its address could not be found";
   if (/TLS|certificate/.test(reason)) return "its secure connection failed";
+  if (/reset|closed/.test(reason)) return "it broke off the connection";
   if (/connection|unreachable/.test(reason)) return "it could not be reached";
   if (/invalid HTTP/.test(reason)) return "it answered with something that is not a web page";
   return "its checks failed";
@@ -203,7 +206,8 @@ function plainReason(reason: string): string {
  * plain words, naming no product and no region (a site checked from several regions says in how many of them it
  * is down).
  */
-export function visitorMessage(label: string, { move, reason = null, regions }: IncidentIntent): string {
+export function visitorMessage(label: string, { move, reason = null, regions, state }: IncidentIntent): string {
+  if (move === "resolve" && state === "degraded") return `${label} is working again, though not fully yet.`;
   if (move === "resolve") return `${label} is working again.`;
   if (move === "update") return `${label} is not being checked at the moment, so its state is unknown.`;
   const where = regions ? ` in ${regions.down} of ${regions.of} regions` : "";
@@ -214,8 +218,11 @@ function siteIncidentWrites(intent: IncidentIntent, showing: Showing, at: string
   const { siteId, move } = intent;
   const open = showing.openIncidents.filter((i) => i.site_id === siteId);
   const items = showing.items.filter((i) => i.site_id === siteId);
-  /** The page's label for the site (its item may be gone from the page while the incident is open). */
-  const labelOn = (pageId: number) => items.find((item) => item.page_id === pageId)?.label ?? "The service";
+  /** The page's label for the site; once its item is hidden or gone, the one the incident was opened with. */
+  const labelOf = (incident: AutomaticIncident) =>
+    items.find((item) => item.page_id === incident.page_id)?.label ??
+    incident.title?.replace(/ is down$/, "") ??
+    "The service";
   const writes: IncidentWrite[] = [];
   if (move === "open") {
     for (const item of items) {
@@ -248,7 +255,7 @@ function siteIncidentWrites(intent: IncidentIntent, showing: Showing, at: string
   } else {
     for (const incident of open) {
       const status = move === "resolve" ? "resolved" : incident.status;
-      const message = visitorMessage(labelOn(incident.page_id), intent);
+      const message = visitorMessage(labelOf(incident), intent);
       writes.push({ kind: "append", pageId: incident.page_id, incidentId: incident.id, status, message, at });
     }
   }
@@ -300,7 +307,9 @@ export function judge(input: JudgeInput): Judgement {
         move,
         summary: health.summary,
         reason,
-        ...(judged > 1 ? { regions: { down: downIn.length, of: judged } } : {}),
+        state: health.state,
+        // Only when some regions still reach it: down in all is down.
+        ...(judged > 1 && downIn.length < judged ? { regions: { down: downIn.length, of: judged } } : {}),
       });
     }
   }

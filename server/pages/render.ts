@@ -58,6 +58,13 @@ export function promptData(visibility: Exclude<Visibility, "public">): PageData 
 /** JSON inside <script type="application/json">: "<" written as \u003c, so no "</script" or "<!--" can occur. */
 const scriptJson = (json: string) => json.replace(/</g, "\\u003c");
 
+/** The element's styles, minified once (they are the same for every page): the last styles and their minified form. */
+let lastStyles: [css: string, minified: string] = ["", ""];
+function minified(css: string): string {
+  if (lastStyles[0] !== css) lastStyles = [css, minifyCss(css)];
+  return lastStyles[1];
+}
+
 // The server renders a page in any of the element's languages.
 Object.assign(MESSAGES, TABLES);
 
@@ -90,14 +97,15 @@ function noScriptNote(locale: string): string {
 }
 
 // One background per theme: the element's own (#fff, #0d1117), so the page and its card are never two blacks.
-const CHROME_CSS = `body{margin:0;font:16px/1.5 system-ui,sans-serif;color-scheme:light dark;background:light-dark(#fff,#0d1117);color:light-dark(#1f2328,#e6edf3)}
+const CHROME_CSS = `html{color-scheme:light dark}.light{color-scheme:light}.dark{color-scheme:dark}
+body{margin:0;font:16px/1.5 system-ui,sans-serif;background:light-dark(#fff,#0d1117);color:light-dark(#1f2328,#e6edf3)}
 main{max-width:56rem;margin:0 auto;padding:1rem}porchlight-status{display:block;height:auto}
 .nojs{margin:0 0 1rem;padding:.75rem 1rem;border:1px solid light-dark(#d1d9e0,#3d444d);border-inline-start:4px solid light-dark(#9a6700,#d29922);border-radius:8px}
 footer{max-width:56rem;margin:0 auto;padding:0 1rem 2rem;font-size:.875rem;color:light-dark(#59636e,#9198a1)}
 footer a{color:inherit;text-underline-offset:2px}footer a:hover{color:light-dark(#1f2328,#e6edf3)}
 .vh{position:absolute;clip-path:inset(50%);width:1px;height:1px;overflow:hidden}
 .embed main{max-width:none;padding:0}.transparent body{background:transparent}
-.transparent porchlight-status{--porchlight-background:transparent}.transparent porchlight-status::part(base){border:0;padding:0}`;
+.transparent porchlight-status::part(base){background:transparent;border:0;padding:0}`;
 
 /**
  * The pieces of a render, in order, into `into`: its thunks called as they come (the element renders
@@ -115,10 +123,14 @@ function collect(result: ThunkedRenderResult, into: string[]): string[] {
 }
 
 export function renderDocument(doc: PageDocument): string {
+  // The page's own light or dark, on the page and its element alike (one background per theme). An iframe's page
+  // (embed) is light unless the page says dark, as an embed is: it sits in someone else's site.
+  const mode = "items" in doc.data ? doc.data.theme.mode : "auto";
+  const theme = mode === "auto" ? (doc.embed ? "light" : "") : mode;
   const { title, description } = pageSummary(doc.data);
   const element = collect(
     renderThunked(
-      html`<porchlight-status slug=${doc.slug} locale=${doc.locale} api-base=${doc.apiBase || nothing}
+      html`<porchlight-status slug=${doc.slug} locale=${doc.locale} api-base=${doc.apiBase || nothing} theme=${theme || nothing}
         data-time=${doc.at} data-etag=${doc.etag || nothing} .data=${doc.data}></porchlight-status>`,
     ),
     [],
@@ -127,7 +139,7 @@ export function renderDocument(doc: PageDocument): string {
     // The element's styles as its source has them, comments and all: as the embed's build does, without them.
     .replace(
       /(<style>)([\s\S]*?)(<\/style>)/,
-      (_all, open: string, css: string, close: string) => open + minifyCss(css) + close,
+      (_all, open: string, css: string, close: string) => open + minified(css) + close,
     );
   // The data for the browser, as the element's (unrendered) JSON child: it needs no HTML escaping beyond "<". The
   // page's words too, in a language other than English: the pages' script carries English only.
@@ -139,7 +151,9 @@ export function renderDocument(doc: PageDocument): string {
   const withData = `${element.slice(0, close)}<script type="application/json">${scriptJson(doc.json ?? JSON.stringify(doc.data))}</script>${words}${element.slice(close)}`;
   const e = escapeHtml;
   const here = doc.feedBase ?? `${doc.base}${doc.slug}/`;
-  const classes = [doc.embed && "embed", doc.embed && doc.transparent && "transparent"].filter(Boolean).join(" ");
+  const classes = [doc.embed && "embed", doc.embed && doc.transparent && "transparent", theme]
+    .filter(Boolean)
+    .join(" ");
   const head = [
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',

@@ -89,6 +89,8 @@ export interface AutomaticIncident {
   page_id: number;
   site_id: string | null;
   status: string;
+  /** "<label> is down": where the page's label comes from once its item is hidden or gone. */
+  title?: string;
 }
 
 /** One automatic incident write: a new incident with its first update, or an update to an open one. */

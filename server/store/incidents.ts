@@ -125,7 +125,7 @@ export class IncidentQueries extends Queries {
   openAutomatic(trx: Kysely<Database>, siteIds: string[]) {
     return trx
       .selectFrom("incidents")
-      .select(["id", "page_id", "site_id", "status"])
+      .select(["id", "page_id", "site_id", "status", "title"])
       .where("site_id", "in", siteIds)
       .where("source", "=", "automatic")
       .where("resolved_at", "is", null)

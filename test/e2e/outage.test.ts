@@ -305,8 +305,10 @@ describeBrowser("an outage leads the page, in Chromium", () => {
     }
   });
 
-  test("transparent=1 is transparent: no background and no card, the banner still readable", async () => {
-    const v = await visit(`${api.origin}/acme?embed=1&transparent=1`);
+  test("transparent=1 is transparent: no background and no card, the text readable on a light site, dark visitor too", async () => {
+    const v = await visit(`${api.origin}/acme?embed=1&transparent=1`, { colorScheme: "dark" });
+    // Light unless the page says dark: dark text, for the light site around it.
+    expect(await v.inShadow("h2").evaluate((el) => getComputedStyle(el).color)).toBe("rgb(31, 35, 40)");
     const base = v.inShadow("[part~=base]");
     expect(await base.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgba(0, 0, 0, 0)");
     expect(await base.evaluate((el) => getComputedStyle(el).borderTopWidth)).toBe("0px");

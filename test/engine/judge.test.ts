@@ -156,8 +156,14 @@ describe("judge: state and incidents", () => {
       }),
     );
     expect(j.moves).toEqual([
-      { siteId: "site-b", move: "open", summary: expect.stringContaining("Down"), reason: "HTTP 500" },
-      { siteId: "site-c", move: "resolve", summary: expect.stringContaining("Up"), reason: null },
+      {
+        siteId: "site-b",
+        move: "open",
+        summary: expect.stringContaining("Down"),
+        reason: "HTTP 500",
+        state: "unhealthy",
+      },
+      { siteId: "site-c", move: "resolve", summary: expect.stringContaining("Up"), reason: null, state: "healthy" },
     ]);
   });
 
@@ -248,7 +254,7 @@ describe("judge: state and incidents", () => {
     expect(j.incidents).toEqual([]);
   });
 
-  test("a paused site is unknown and not judged again by time; an open incident says checks are not reporting", () => {
+  test("a paused site is unknown and not judged again by time; an open incident says it is not being checked", () => {
     const j = judged(
       input({
         sites: [site({ state: "unhealthy", pause: 1 })],
@@ -517,6 +523,7 @@ describe("what an automatic incident tells visitors", () => {
     ["TLS handshake failed (ERR_SSL_WRONG_VERSION_NUMBER)", "Shop is down: its secure connection failed."],
     ["certificate: certificate has expired", "Shop is down: its secure connection failed."],
     ["connection refused", "Shop is down: it could not be reached."],
+    ["connection reset by the server", "Shop is down: it broke off the connection."],
     ["invalid HTTP response", "Shop is down: it answered with something that is not a web page."],
     ["EADDRNOTAVAIL: connect EADDRNOTAVAIL 10.0.0.7:443", "Shop is down: its checks failed."],
     [null, "Shop is down."],
@@ -547,6 +554,38 @@ describe("what an automatic incident tells visitors", () => {
       expect.objectContaining({
         kind: "open",
         message: "Shop is down in 2 of 3 regions: it answered with an error (HTTP 500).",
+      }),
+    ]);
+  });
+
+  test("down in every region it is checked from: simply down, no count", () => {
+    const j = judged(
+      input({
+        sites: [site({ regions: JSON.stringify(["a", "b"]) })],
+        recent: new Map([["site-a", [...results("a", ["d", "d"]), ...results("b", ["d", "d"])]]]),
+      }),
+    );
+    expect(j.incidents).toEqual([
+      expect.objectContaining({ kind: "open", message: "Shop is down: it answered with an error (HTTP 500)." }),
+    ]);
+  });
+
+  test("back but degraded: working again, not fully; a hidden item's incident keeps its label", () => {
+    const j = judged(
+      input({
+        sites: [site({ state: "unhealthy", regions: JSON.stringify(["a", "b"]) })],
+        recent: new Map([["site-a", [...results("a", ["d", "d"]), ...results("b", ["u", "u"])]]]),
+        // The page no longer shows the item (hidden): the label comes from the incident's title.
+        items: [],
+        openIncidents: [{ id: 41, page_id: 7, site_id: "site-a", status: "investigating", title: "Our shop is down" }],
+      }),
+    );
+    expect(changeOf(j)?.state).toBe("degraded");
+    expect(j.incidents).toEqual([
+      expect.objectContaining({
+        incidentId: 41,
+        status: "resolved",
+        message: "Our shop is working again, though not fully yet.",
       }),
     ]);
   });

@@ -211,3 +211,34 @@ describe("a page's title", () => {
     expect(html).toContain(`<meta property="og:title" content="${title}">`);
   });
 });
+
+describe("a page's theme, on the page and its element", () => {
+  const html = (mode: "auto" | "light" | "dark", embed = false) =>
+    renderDocument({
+      slug: "acme",
+      data: page({ theme: { mode, accentColor: "#2563eb" } }),
+      at: Date.parse("2026-11-24T06:37:00.000Z"),
+      base: "/",
+      canonical: null,
+      script: "porchlight-page.js",
+      apiBase: "",
+      locale: "en",
+      embed,
+    });
+  test.each([
+    ["auto", false, null],
+    ["light", false, "light"],
+    ["dark", false, "dark"],
+    // In an iframe, light unless the page says dark: it sits in someone else's site.
+    ["auto", true, "light"],
+    ["dark", true, "dark"],
+  ] as const)("%s (embed %s) → %s", (mode, embed, theme) => {
+    const document = html(mode, embed);
+    const root = /<html lang="en"(?: class="([^"]*)")?>/.exec(document)?.[1]?.split(" ") ?? [];
+    const element = /<porchlight-status [^>]*?theme="(\w+)"/.exec(document)?.[1] ?? null;
+    expect(element).toBe(theme);
+    expect(
+      root.includes("light") || root.includes("dark") ? root.find((c) => c === "light" || c === "dark") : null,
+    ).toBe(theme);
+  });
+});

@@ -17,6 +17,7 @@ import {
   mount,
   PAGE_URL,
   page,
+  problem,
   SLUG,
   settle,
   squash,
@@ -84,6 +85,18 @@ describe("attributes and properties", () => {
     const el = await mount();
     expect(colorScheme(el)).toBe(scheme);
     expect(base(el).getAttribute("style")).toContain("--_accent:#123456");
+  });
+
+  test("before its page comes, an embed without a theme is light too: the skeleton and a prompt", async () => {
+    stubFetch(() => new Promise<Response>(() => {}));
+    const loading = await mount();
+    expect(colorScheme(loading)).toBe("light");
+    answers(() => problem(401, "password_required"));
+    const prompt = await mount();
+    expect($(prompt, "form")).not.toBeNull();
+    expect(colorScheme(prompt)).toBe("light");
+    const asked = await mount({ theme: "auto" });
+    expect(colorScheme(asked)).toBe("light dark");
   });
 
   test('locale="de" speaks German with lang="de"', async () => {

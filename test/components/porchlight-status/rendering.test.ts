@@ -440,3 +440,29 @@ describe("what is wrong leads", () => {
     expect(text($(el, '[part="others"] summary') as HTMLElement)).toBe("Operational (3)");
   });
 });
+
+test("an opened past incident stays open where a refresh moves it; the one now in its place is folded", async () => {
+  const resolved = (id: number, title: string): Incident => ({
+    id,
+    title,
+    status: "resolved",
+    started_at: new Date(Date.now() - (10 - id) * DAY).toISOString(),
+    resolved_at: new Date(Date.now() - (10 - id) * DAY + 30 * MINUTE).toISOString(),
+    duration_minutes: 30,
+    updates: [{ timestamp: new Date(Date.now() - (10 - id) * DAY).toISOString(), status: "resolved", message: title }],
+  });
+  answers(() => json(page({ incidents: [resolved(1, "First")] })));
+  const el = await mount({ locale: "en" });
+  const fold = (title: string) =>
+    $$(el, '[part="incident"]')
+      .find((row) => row.querySelector("h5")?.textContent === title)
+      ?.querySelector("details") as HTMLDetailsElement;
+  fold("First").open = true;
+  fold("First").dispatchEvent(new Event("toggle"));
+  // A newer one resolved: it takes the first place.
+  answers(() => json(page({ incidents: [resolved(2, "Second"), resolved(1, "First")] })));
+  el.reload();
+  await settle(el);
+  expect(fold("Second").open).toBe(false);
+  expect(fold("First").open).toBe(true);
+});
