@@ -290,9 +290,17 @@ export class PorchlightStatus extends LitElement {
     );
   }
 
-  /** Arrow keys, Home and End move between days; one day per item is in the tab order (a roving tabindex). */
+  /**
+   * Arrow keys, Home and End move between days; one day per item is in the tab order (a roving tabindex); Escape
+   * hides the tooltip.
+   */
   #onDayKey(event: KeyboardEvent): void {
     const day = event.target as HTMLElement;
+    // Escape dismisses the tooltip where it is (WCAG 1.4.13); the next day moved to shows it again.
+    if (event.key === "Escape") {
+      ((day.closest("section") as HTMLElement).querySelector(".tip") as HTMLElement).hidden = true;
+      return;
+    }
     // Only the days shown: a narrow element hides the oldest (a container query). checkVisibility is as old in
     // browsers as the light-dark() colours the element needs.
     const days = ([...(day.parentElement as HTMLElement).children] as HTMLElement[]).filter((other) =>

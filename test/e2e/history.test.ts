@@ -221,6 +221,14 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
     expect(await v.tip.innerText()).toBe(await focused.getAttribute("aria-label"));
     expect(await v.tip.innerText()).toMatch(/82\.4% uptime$/);
     await tipOver(v, focused);
+    // Escape dismisses it without moving the focus (WCAG 1.4.13); the next day shows it again.
+    await v.page.keyboard.press("Escape");
+    await expect.poll(() => v.tip.isVisible()).toBe(false);
+    expect(await focused.evaluate((el) => el.matches(":focus"))).toBe(true);
+    await v.page.keyboard.press("ArrowRight");
+    await v.page.keyboard.press("ArrowLeft");
+    await expect.poll(() => v.tip.isVisible()).toBe(true);
+    expect(await v.tip.innerText()).toBe(await focused.getAttribute("aria-label"));
     // The next Tab goes to the next service's today, and so does the tip; leaving the bars hides it.
     await v.page.keyboard.press("Tab");
     expect(await v.tip.innerText()).toBe(
