@@ -462,6 +462,7 @@ export class PorchlightStatus extends LitElement {
     // The banner names what is down or degraded; a paused or unknown service is not an outage.
     const affected = items.filter((item) => /^(degraded|outage)$/.test(item.status)).map((item) => item.label);
     const fine = items.filter((item) => item.status === "operational");
+    const rest = items.filter((item) => item.status !== "operational");
     // Folded: what is wrong first, and the operational rest behind one line (compact, and an embed with a fault).
     const fold = this.compact || (this.embedded && affected.length > 0);
     const list = (shown: PublicItem[]) =>
@@ -499,7 +500,7 @@ export class PorchlightStatus extends LitElement {
       <h3 class=${this.compact ? "vh" : ""}>${m.services}</h3>
       ${
         fold
-          ? html`${fine.length < items.length ? list(items.filter((item) => !fine.includes(item))) : nothing}
+          ? html`${rest.length ? list(rest) : nothing}
             ${
               fine.length
                 ? html`<details part="others">
