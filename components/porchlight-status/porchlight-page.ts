@@ -18,8 +18,8 @@ export type PageData = PublicStatusPage | { error: Problem };
  * A protected page's answer is only its error kind (`password_required`, `sign_in_required`): it renders the prompt.
  * The server knows neither the visitor's time zone nor when the page will be read: it renders every time in UTC,
  * named so, and nothing relative to now (see `serverTime`). The browser's first render takes that markup over as
- * it is (hydration compares nothing), so it renders the same; the next, at once, shows the visitor's zone and the
- * relative times.
+ * it is (hydration compares nothing), so it renders the same; the next, in the next task, shows the visitor's zone
+ * and the relative times.
  */
 export class PorchlightPage extends PorchlightStatus {
   static override properties = {
@@ -67,6 +67,7 @@ export class PorchlightPage extends PorchlightStatus {
     // Hydrated: now in the visitor's time zone, relative times and open incidents' durations included.
     this.serverTime = undefined;
     this.#hydrating = false;
-    queueMicrotask(() => this.requestUpdate());
+    // In a task of its own: hydrating and this render (the visitor's formats, every time's text) are not one long task.
+    setTimeout(() => this.requestUpdate());
   }
 }

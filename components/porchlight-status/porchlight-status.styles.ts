@@ -145,31 +145,38 @@ export const styles = css`
     justify-content: space-between;
     font-weight: 600;
   }
+  /*
+   * An item's days: one bar (an i, the element's only one) per run of days at one level, as wide as its days (--d of --n shown), the newest at the
+   * end, the oldest clipped on a narrow element; each bar's background is one day's tile with a 1 px gap, repeated (a repeating gradient
+   * of a fractional period loses gaps in Chromium).
+   */
   [part="history"] {
+    --n: var(--days);
     display: flex;
-    gap: 1px;
+    justify-content: flex-end;
+    overflow: hidden;
     height: 1.75em;
     margin-top: 0.5em;
   }
-  [part="history"] li {
-    flex: 1;
-    border-radius: 1px;
-    background: currentColor;
+  i {
+    flex: none;
+    width: calc(100% * var(--d) / var(--n));
+    background: linear-gradient(90deg, currentColor calc(100% - 1px), #0000 0) 0 / calc(100% / var(--d));
   }
   /*
    * The bars differ by lightness, not hue alone (colour-blind visitors see one olive otherwise): up and down at least
    * 3:1 apart in each theme (a test holds them to it), degraded between; a day without data is faint.
    */
-  [part="history"] .ok {
+  i.ok {
     color: var(--porchlight-operational-color, light-dark(#4ac26b, #196c2e));
   }
-  [part="history"] .warn {
+  i.warn {
     color: var(--porchlight-degraded-color, light-dark(#bc7a00, #d29922));
   }
-  [part="history"] .bad {
+  i.bad {
     color: var(--porchlight-outage-color, light-dark(#a40e26, #ffaba8));
   }
-  [part="history"] .none {
+  i.none {
     color: light-dark(#e6eaef, #262c36);
   }
   .axis {
@@ -182,7 +189,9 @@ export const styles = css`
   }
   /* Narrow: the last 30 days, wider bars. */
   @container (width < 480px) {
-    [part="history"] li:nth-last-child(n + 31),
+    [part="history"] {
+      --n: min(var(--days), 30);
+    }
     .long {
       display: none;
     }

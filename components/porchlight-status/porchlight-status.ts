@@ -2,7 +2,7 @@ import { html, LitElement, nothing } from "lit";
 import { overallStatus } from "../../server/contract/status.ts";
 import type { Incident, PublicItem, PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Problem } from "./client.ts";
-import { type Formats, formatsFor, memo } from "./format.ts";
+import { type Formats, formatsFor } from "./format.ts";
 import { ENGLISH, LANGUAGES, MESSAGES, type Messages, messagesFor } from "./messages.ts";
 import { styles } from "./porchlight-status.styles.ts";
 import { StatusController } from "./status-controller.ts";
@@ -34,16 +34,13 @@ const DAY_MS = 86_400_000;
 /** The days shown when the element is narrow (under 480 px, the styles' container query). */
 const SHORT = 30;
 
-const BAR = "<li tabindex=-1 class=\0 aria-label=\0></li>";
-const TODAY = "<li tabindex=0 class=\0 aria-label=\0></li>";
-/**
- * One template for n day bars, two bindings each (level, label), the last (today) the tab stop: one template per
- * item rather than one per day, which halves the cost of prerendering a page.
- */
-const barStrings = memo((n: number) => {
-  const strings = (n ? BAR.repeat(n - 1) + TODAY : "").split("\0");
-  return Object.assign(strings, { raw: strings }) as unknown as TemplateStringsArray;
-});
+/** Day `at` of the `days` up to day number `today` (UTC days since 1970), as the locale writes it: "Nov 21, 2026". */
+const dayDate = (today: number, days: number, at: number, f: Formats) =>
+  f.date(new Date((today - days + 1 + at) * DAY_MS).toISOString().slice(0, 10));
+
+/** A day's bar colour by its uptime: none (no data), ok (99% and up), warn (95% and up), bad. */
+const level = (uptime?: number) =>
+  uptime === undefined ? "none" : uptime >= 99 ? "ok" : uptime >= 95 ? "warn" : "bad";
 
 // replace() writes a number as its digits.
 // A function, so that "$&" or "$$" in a value (a service's name) stays as written.
@@ -53,36 +50,6 @@ const fillWith = (text: string, value: unknown) => {
   const [before, after] = text.split("{0}");
   return html`${before}${value}${after}`;
 };
-
-/**
- * The `days` UTC dates up to day number `today`, oldest first: where each ISO date stands, and each bar's label
- * start ("Nov 21, 2026: "). Kept for the last day, length and locale asked: every item of every page shares them.
- */
-let lastDays: { key: string; f: Formats; dates: Map<string, number>; starts: string[] } | undefined;
-function historyDays(today: number, days: number, f: Formats) {
-  const key = `${today}/${days}`;
-  if (lastDays?.key !== key || lastDays.f !== f) {
-    const dates = new Map<string, number>();
-    const starts: string[] = [];
-    for (let i = 0; i < days; i++) {
-      const date = new Date((today - days + 1 + i) * DAY_MS).toISOString().slice(0, 10);
-      dates.set(date, i);
-      starts.push(`${f.date(date)}: `);
-    }
-    lastDays = { key, f, dates, starts };
-  }
-  return lastDays;
-}
-
-/** "99.5% uptime" in the locale's words and numbers, made once per value. */
-const uptimeLabels = new WeakMap<Messages, WeakMap<Formats, (uptime: number) => string>>();
-function uptimeLabel(m: Messages, f: Formats): (uptime: number) => string {
-  const byFormats = uptimeLabels.get(m) ?? new WeakMap<Formats, (uptime: number) => string>();
-  uptimeLabels.set(m, byFormats);
-  const label = byFormats.get(f) ?? memo((uptime: number) => fill(m.uptime, f.percentage(uptime)));
-  byFormats.set(f, label);
-  return label;
-}
 
 /**
  * A status page on any website: fetches it by slug from a Porchlight server and keeps it current. The skeleton and
@@ -186,8 +153,6 @@ export class PorchlightStatus extends LitElement {
 
   /** Fetches the page and keeps it current; what the element shows comes from it, which asks for each render. */
   #status = new StatusController(this);
-  /** The daily bars (most of the element's nodes) come a frame after the status, so the status paints first. */
-  #barsShown = false;
   #ticker?: ReturnType<typeof setInterval>;
   /** The custom states (`:state(message)`); none where the browser, or happy-dom, has no ElementInternals. */
   #states = this.attachInternals?.().states;
@@ -196,6 +161,8 @@ export class PorchlightStatus extends LitElement {
    * folded, and the opened one stays open where it moved.
    */
   #opened = new Set<string>();
+  /** The day picked in each item's bars (see #onDay), by item: a refresh keeps it. */
+  #days = new Map<unknown, number>();
   /** Waiting for the words of its language (see #localized). */
   #awaiting = false;
   /** A password was sent: when the page comes, the focus moves from the vanished form to its heading. */
@@ -225,11 +192,13 @@ export class PorchlightStatus extends LitElement {
     super.connectedCallback();
     // "Updated … ago" stays current, without a request.
     this.#ticker = setInterval(() => document.hidden || this.requestUpdate(), 30_000);
+    document.addEventListener("keydown", this.#escape);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     clearInterval(this.#ticker);
+    document.removeEventListener("keydown", this.#escape);
   }
 
   /** Fetches the page now, as the retry button does; a request still running is aborted, its answer ignored. */
@@ -241,12 +210,6 @@ export class PorchlightStatus extends LitElement {
     // Lit reuses a place's details for whichever incident comes there: each shows its own incident's state.
     for (const details of this.renderRoot.querySelectorAll<HTMLDetailsElement>("details[data-id]")) {
       details.open = this.#opened.has(details.dataset.id as string);
-    }
-    // The controller's hostUpdated ran first: the first render, and every change of page, started a request.
-    if (this.#status.page && !this.#barsShown) {
-      this.#barsShown = true;
-      // After the next paint: a frame callback runs before that paint, a task queued from it after.
-      requestAnimationFrame(() => setTimeout(() => this.requestUpdate()));
     }
     if (this.#status.focusPassword) {
       this.#status.focusPassword = false;
@@ -277,7 +240,6 @@ export class PorchlightStatus extends LitElement {
     status.page = page;
     status.problem = problem;
     status.updatedAt = at;
-    this.#barsShown = true;
     // The API's current answer, with its ETag: the first request waits for the refresh interval (see adopt).
     if (page && etag) status.adopt(etag, at);
   }
@@ -291,54 +253,66 @@ export class PorchlightStatus extends LitElement {
   }
 
   /**
-   * Arrow keys, Home and End move between days; one day per item is in the tab order (a roving tabindex); Escape
-   * hides the tooltip.
+   * An item's days, a slider whose value is a day: the pointer over the bars, or the arrow keys, Home and End while it
+   * has the focus, pick a day, and the tooltip shows its date and uptime over it (the slider's value text, so the
+   * tooltip itself is hidden from assistive technology). Leaving the bars hides it, unless for the tooltip (it can be
+   * hovered, WCAG 1.4.13), as does losing the focus, and Escape anywhere (#escape). Only the days shown count: a
+   * narrow element shows the last 30 (a container query).
    */
-  #onDayKey(event: KeyboardEvent): void {
-    const day = event.target as HTMLElement;
-    // Escape dismisses the tooltip where it is (WCAG 1.4.13); the next day moved to shows it again.
-    if (event.key === "Escape") {
-      ((day.closest("section") as HTMLElement).querySelector(".tip") as HTMLElement).hidden = true;
+  #onDay(event: Event, item: unknown, text: (at: number) => string, days: number): void {
+    const history = event.currentTarget as HTMLElement;
+    const tip = this.renderRoot.querySelector(".tip") as HTMLElement;
+    const { type } = event;
+    if (
+      type === "blur" ||
+      (type === "pointerleave" && (event as PointerEvent).relatedTarget !== tip) ||
+      !history.firstElementChild
+    ) {
+      tip.hidden = true;
       return;
     }
-    // Only the days shown: a narrow element hides the oldest (a container query). checkVisibility is as old in
-    // browsers as the light-dark() colours the element needs.
-    const days = ([...(day.parentElement as HTMLElement).children] as HTMLElement[]).filter((other) =>
-      other.checkVisibility(),
-    );
-    const at = days.indexOf(day);
-    // The section carries the writing direction (dir), and closest() stays inside the shadow root.
-    const forward = day.closest("[dir=rtl]") ? -1 : 1;
-    const move = { ArrowRight: forward, ArrowLeft: -forward, Home: -at, End: days.length }[event.key];
-    if (move === undefined) return;
-    event.preventDefault();
-    const next = days[Math.min(days.length - 1, Math.max(0, at + move))] as HTMLElement;
-    // A click can focus any day: whichever had the tab stop gives it up.
-    for (const other of days) other.tabIndex = -1;
-    next.tabIndex = 0;
-    next.focus();
+    // Where the days are: the runs, oldest first, span them all, the oldest clipped on a narrow element. The section
+    // carries the writing direction (dir), and closest() stays inside the shadow root.
+    const rtl = !!history.closest("[dir=rtl]");
+    const a = (history.firstElementChild as Element).getBoundingClientRect();
+    const b = (history.lastElementChild as Element).getBoundingClientRect();
+    const left = rtl ? b.left : a.left;
+    const right = rtl ? a.right : b.right;
+    const width = (right - left) / days;
+    let at = this.#days.get(item) ?? days - 1;
+    if (type === "keydown") {
+      const forward = rtl ? -1 : 1;
+      const move = { ArrowRight: forward, ArrowLeft: -forward, Home: -days, End: days }[(event as KeyboardEvent).key];
+      if (move === undefined) return;
+      event.preventDefault();
+      at += move;
+    } else if (type !== "focus") {
+      const x = (event as PointerEvent).clientX;
+      at = Math.floor((rtl ? right - x : x - left) / width);
+    }
+    // Not laid out (no width): every day counts.
+    at = Math.min(days - 1, Math.max(days - Math.round(history.clientWidth / width) || 0, at));
+    this.#days.set(item, at);
+    history.ariaValueNow = `${at}`;
+    history.ariaValueText = tip.textContent = text(at);
+    tip.hidden = false;
+    // Over the day, touching the bars (so that the pointer can move onto it), and inside the box, which never
+    // scrolls sideways. An absolute position starts inside the box's border.
+    const box = tip.parentElement as HTMLElement;
+    const place = box.getBoundingClientRect();
+    const center = rtl ? right - (at + 0.5) * width : left + (at + 0.5) * width;
+    tip.style.left = `${Math.max(0, Math.min(box.clientWidth - tip.offsetWidth, center - place.left - box.clientLeft - tip.offsetWidth / 2))}px`;
+    tip.style.top = `${history.getBoundingClientRect().top - place.top - box.clientTop + box.scrollTop - tip.offsetHeight}px`;
   }
 
   /**
-   * One tooltip for all days: over the day hovered or focused, its date and uptime (the day's accessible name, so
-   * the tooltip itself is hidden from assistive technology). Set outside rendering: Lit never touches it.
+   * Hides the tooltip on Escape, wherever the focus is (WCAG 1.4.13: dismissible without moving the pointer or the
+   * focus), and when the pointer leaves the tooltip (a pointer event has no key).
    */
-  #onDayTip(event: Event): void {
-    const day = event.target as HTMLElement;
-    const box = day.closest("section") as HTMLElement;
-    const tip = box.querySelector(".tip") as HTMLElement;
-    // Hidden on pointerleave and focusout (and over the gaps between days); shown on pointerover and focusin.
-    tip.hidden = /[te]$/.test(event.type) || day.localName !== "li";
-    if (tip.hidden) return;
-    tip.textContent = day.ariaLabel;
-    // Above the day, as far above it as the box's top border is wide (4 px), and inside the box (which never
-    // scrolls sideways). An absolute position starts inside the box's border.
-    const at = box.getBoundingClientRect();
-    const d = day.getBoundingClientRect();
-    const left = d.left + d.width / 2 - at.left - tip.offsetWidth / 2;
-    tip.style.left = `${Math.max(0, Math.min(box.clientWidth - tip.offsetWidth, left))}px`;
-    tip.style.top = `${d.top - at.top + box.scrollTop - tip.offsetHeight - 2 * box.clientTop}px`;
-  }
+  #escape = (event: Event) => {
+    const tip = this.renderRoot.querySelector<HTMLElement>(".tip");
+    if (tip && ((event as KeyboardEvent).key ?? "Escape") === "Escape") tip.hidden = true;
+  };
 
   #onToggle(event: Event): void {
     const details = event.target as HTMLDetailsElement;
@@ -346,20 +320,26 @@ export class PorchlightStatus extends LitElement {
   }
 
   /**
-   * Words, direction and formats for the element's locale (formatsFor makes each locale's once). Words this script
-   * does not carry are fetched from the server (dist/embed/words-LANG.json), once per language for every element of
-   * the document; until they come the element shows its skeleton, and if they cannot, it speaks English.
+   * Formats for the element's locale (formatsFor makes each locale's once). Not made for the skeleton: a document's
+   * first use of Intl loads its locale data (15-25 ms in Chromium), which the embed's script does in a task of its
+   * own while the page is on its way (index.ts).
    */
-  #localized() {
-    const locale = this.locale || navigator.language;
-    let f: Formats;
+  #formats(): Formats {
     try {
-      f = formatsFor(locale, this.serverTime === undefined ? undefined : "UTC");
+      return formatsFor(this.locale || navigator.language, this.serverTime === undefined ? undefined : "UTC");
     } catch {
       // Not a locale Intl accepts.
-      f = formatsFor("en");
+      return formatsFor("en");
     }
-    const words = messagesFor(locale);
+  }
+
+  /**
+   * Words and direction for the element's locale. Words this script does not carry are fetched from the server
+   * (dist/embed/words-LANG.json), once per language for every element of the document; until they come the element
+   * shows its skeleton, and if they cannot, it speaks English.
+   */
+  #localized() {
+    const words = messagesFor(this.locale || navigator.language);
     const { lang } = words;
     if (!words.messages) {
       let load = fetching.get(lang);
@@ -383,11 +363,11 @@ export class PorchlightStatus extends LitElement {
         });
       }
     }
-    return { f, ...words };
+    return words;
   }
 
   protected override render() {
-    const { messages, lang, dir, f } = this.#localized();
+    const { messages, lang, dir } = this.#localized();
     const m = messages ?? ENGLISH;
     const page = messages && this.#status.page;
     const problem = messages && this.#status.problem;
@@ -410,18 +390,18 @@ export class PorchlightStatus extends LitElement {
       lang=${lang}
       dir=${dir}
     >
-      ${page ? this.#renderPage(page, m, f) : this.#renderProblem(m, f, problem)}
+      ${page ? this.#renderPage(page, m, this.#formats()) : this.#renderProblem(m, problem)}
     </section>`;
   }
 
-  #renderProblem(m: Messages, f: Formats, problem: Problem | "network" | undefined) {
+  #renderProblem(m: Messages, problem: Problem | "network" | undefined) {
     const { retryAfter } = this.#status;
     if (!problem) {
       return html`<div part="skeleton"><p role="status">${m.loading}</p></div>`;
     }
     if (problem.startsWith("password") || problem === "rate_limited") {
       // The wait in words ("about 15 minutes"), never in seconds; without Retry-After, about a minute.
-      const [wait, rounded] = f.wait(retryAfter || 60);
+      const [wait, rounded] = this.#formats().wait(retryAfter || 60);
       const error =
         problem === "rate_limited"
           ? fill(m.limited, rounded || !retryAfter ? fill(m.about, wait) : wait)
@@ -517,7 +497,7 @@ export class PorchlightStatus extends LitElement {
           : html`<h3>${m.incidents}</h3>
             ${past.length ? days.map(([day, shown]) => html`<h4>${day}</h4>${timeline(shown, true)}`) : html`<p>${m.noIncidents}</p>`}`
       }
-      <div class="tip" aria-hidden="true" hidden></div>`;
+      <div class="tip" aria-hidden="true" hidden @pointerleave=${this.#escape}></div>`;
   }
 
   /**
@@ -538,45 +518,59 @@ export class PorchlightStatus extends LitElement {
     </li>`;
   }
 
+  /**
+   * An item's days as one slider (see #onDay): each run of days at one level is one bar as wide as its days, and the
+   * gaps between days are in their background (styles), so that a page of 10 items draws and hydrates a few dozen
+   * nodes, not 900, and its bars come with its status. A span: the row's div is its label and status.
+   */
   #renderHistory(item: PublicItem, days: number, m: Messages, f: Formats, now: number) {
-    const { dates, starts } = historyDays(Math.floor(now / DAY_MS), days, f);
+    const today = Math.floor(now / DAY_MS);
     const uptimes: (number | undefined)[] = new Array(days);
     for (const day of item.history) {
-      const at = dates.get(day.date);
-      if (at !== undefined) uptimes[at] = day.uptime;
+      const at = days - 1 - today + Date.parse(day.date) / DAY_MS;
+      if (at >= 0 && at < days) uptimes[at] = day.uptime;
     }
-    const label = uptimeLabel(m, f);
-    const values: string[] = [];
-    // Until then, the empty list holds their place: nothing moves when they arrive.
-    for (let i = 0; this.#barsShown && i < days; i++) {
-      const uptime = uptimes[i];
-      if (uptime === undefined) values.push("none", starts[i] + m.noData);
-      else values.push(uptime >= 99 ? "ok" : uptime >= 95 ? "warn" : "bad", starts[i] + label(uptime));
+    const text = (at: number) => {
+      const uptime = uptimes[at];
+      return `${dayDate(today, days, at, f)}: ${uptime === undefined ? m.noData : fill(m.uptime, f.percentage(uptime))}`;
+    };
+    const runs: [string, number][] = [];
+    for (let i = 0; i < days; i++) {
+      const run = runs.at(-1);
+      if (run?.[0] === level(uptimes[i])) run[1]++;
+      else runs.push([level(uptimes[i]), 1]);
     }
-    const tip = this.#onDayTip;
-    return html`<ol
+    const at = Math.min(days - 1, this.#days.get(item.id) ?? days);
+    const on = (event: Event) => this.#onDay(event, item.id, text, days);
+    return html`<span
       part="history"
+      role="slider"
+      tabindex="0"
       aria-label="${item.label}: ${fill(m.history, days)}"
-      @keydown=${this.#onDayKey}
-      @pointerover=${tip}
-      @pointerleave=${tip}
-      @focusin=${tip}
-      @focusout=${tip}
+      aria-valuemax=${days - 1}
+      aria-valuenow=${at}
+      aria-valuetext=${text(at)}
+      style="--days:${days}"
+      @keydown=${on}
+      @focus=${on}
+      @blur=${on}
+      @pointermove=${on}
+      @pointerleave=${on}
     >
-      ${html(barStrings(values.length / 2), ...values)}
-    </ol>`;
+      ${runs.map(([level, length]) => html`<i class=${level} style="--d:${length}"></i>`)}
+    </span>`;
   }
 
   /**
    * The first and last dates under the bars; a narrow element shows only the last 30 days, and their first date (a
    * container query, so the server's markup is the browser's). Dates, not "89 days ago" and "Today": a prerendered
-   * page never goes stale, and hydrating it changes no text. The days carry their dates for assistive technology.
+   * page never goes stale, and hydrating it changes no text.
    */
   #renderAxis(days: number, f: Formats, now: number) {
-    const { starts } = historyDays(Math.floor(now / DAY_MS), days, f);
-    const date = (at: number) => starts[at]?.slice(0, -2);
+    const today = Math.floor(now / DAY_MS);
+    const date = (at: number) => dayDate(today, days, Math.max(0, at), f);
     return html`<p class="axis" aria-hidden="true">
-      <span class="long">${date(0)}</span><span class="short">${date(Math.max(0, days - SHORT))}</span><span
+      <span class="long">${date(0)}</span><span class="short">${date(days - SHORT)}</span><span
         >${date(days - 1)}</span
       >
     </p>`;

@@ -157,7 +157,7 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
     page.on("console", (m) => (m.type() === "error" ? errors.push(m.text()) : undefined));
     await page.goto(`${origin}/?${query}`);
     const inShadow = (selector: string) => page.locator("porchlight-status").locator(selector);
-    await expect.poll(() => inShadow("[part~=history] li").count()).toBeGreaterThan(0);
+    await expect.poll(() => inShadow("[part~=history] i").count()).toBeGreaterThan(0);
     const tip = inShadow(".tip");
     const audit = async () => {
       await page.addScriptTag({ content: axe.source });
@@ -169,39 +169,82 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
     return { context, page, errors, inShadow, tip, audit };
   }
 
-  /** The tip sits over its day: centred on it unless an edge is near, and above it. */
-  async function tipOver(v: Awaited<ReturnType<typeof visit>>, day: ReturnType<typeof v.inShadow>) {
-    const [d, t] = [await day.boundingBox(), await v.tip.boundingBox()];
-    if (!d || !t) throw new Error("no box");
-    expect(t.y + t.height).toBeLessThanOrEqual(d.y);
-    expect(d.y - (t.y + t.height)).toBeLessThan(10);
-    expect(t.x).toBeLessThanOrEqual(d.x + d.width);
-    expect(t.x + t.width).toBeGreaterThanOrEqual(d.x);
+  type Visit = Awaited<ReturnType<typeof visit>>;
+  type Located = ReturnType<Visit["inShadow"]>;
+
+  /**
+   * Where day `at` (0 the oldest of 90, 89 today) is drawn in a list of bars showing its last `shown` days, left to
+   * right: its centre, and the bars' top.
+   */
+  async function dayAt(history: Located, at: number, shown = 90) {
+    const box = await history.boundingBox();
+    if (!box) throw new Error("no box");
+    const width = box.width / shown;
+    return { x: box.x + (at - (90 - shown) + 0.5) * width, y: box.y + box.height / 2, top: box.y, width };
   }
+
+  /** The tip sits over its day: over its centre (unless an edge is near, it is centred), touching the bars' top. */
+  async function tipOver(v: Visit, day: { x: number; top: number }) {
+    const t = await v.tip.boundingBox();
+    if (!t) throw new Error("no box");
+    expect(t.y + t.height).toBeLessThanOrEqual(day.top + 0.5);
+    expect(day.top - (t.y + t.height)).toBeLessThan(2);
+    expect(t.x).toBeLessThanOrEqual(day.x);
+    expect(t.x + t.width).toBeGreaterThanOrEqual(day.x);
+  }
+
+  /** The slider's value and value text, as assistive technology reads them. */
+  const value = async (history: Located) => [
+    await history.getAttribute("aria-valuenow"),
+    await history.getAttribute("aria-valuetext"),
+  ];
 
   for (const theme of ["light", "dark"] as const) {
     test(`hovering a day shows its date and uptime (${theme}), named after its service, with the axis`, async () => {
       const v = await visit(`attrs=theme%3D${theme}`);
       const shop = v.inShadow("[part~=history]").first();
       expect(await shop.getAttribute("aria-label")).toBe("Shop: daily uptime, 90 days");
+      expect(await shop.getAttribute("role")).toBe("slider");
       const words = await v.inShadow("[part~=item]").first().locator(".axis").innerText();
       expect(axisText(words)).toBe(axisText(axis(89)));
       await expect.poll(() => v.tip.isVisible()).toBe(false);
-      const bad = shop.locator("li").nth(86);
-      const label = await bad.getAttribute("aria-label");
-      expect(label).toMatch(/: 82\.4% uptime$/);
-      await bad.hover();
+      // A handful of bars, not 90: no data (20 days), 100% (29), no data (1), 100% (27), 97.1% (1), 100% (8),
+      // 82.4% (1), 100% (3).
+      const runs = await shop.evaluate((list) =>
+        [...list.children].map((bar) => `${bar.className} ${(bar as HTMLElement).style.getPropertyValue("--d")}`),
+      );
+      expect(runs).toEqual(["none 20", "ok 29", "none 1", "ok 27", "warn 1", "ok 8", "bad 1", "ok 3"]);
+      const bad = await dayAt(shop, 86);
+      await v.page.mouse.move(bad.x, bad.y);
       await expect.poll(() => v.tip.isVisible()).toBe(true);
-      expect(await v.tip.innerText()).toBe(label);
+      const day = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" }).format(new Date(isoDay(3)));
+      expect(await v.tip.innerText()).toBe(`${day}: 82.4% uptime`);
+      expect(await value(shop)).toEqual(["86", `${day}: 82.4% uptime`]);
       await tipOver(v, bad);
+      // The neighbours either side are their own days.
+      await v.page.mouse.move(bad.x + bad.width, bad.y);
+      expect(await v.tip.innerText()).toMatch(/: 100% uptime$/);
+      await v.page.mouse.move(bad.x, bad.y);
       await v.inShadow("[part~=base]").screenshot({ path: `${ARTIFACTS}/history-tooltip-${theme}.png` });
       // A day without data is fainter than one with: nearer the background.
       const colours = await shop.evaluate((list) =>
-        [list.children[0], list.children[89]].map((li) => getComputedStyle(li as Element).backgroundColor),
+        [list.children[0], list.children[1]].map((bar) => getComputedStyle(bar as Element).color),
       );
       expect(colours[0]).not.toBe(colours[1]);
-      await v.page.mouse.move(0, 0);
+      // The tooltip can be hovered (WCAG 1.4.13): the pointer moved up onto it keeps it; moved off it, it goes.
+      const t = await v.tip.boundingBox();
+      if (!t) throw new Error("no tip");
+      await v.page.mouse.move(bad.x, t.y + t.height - 2, { steps: 4 });
+      await v.page.waitForTimeout(100);
+      expect(await v.tip.isVisible()).toBe(true);
+      await v.page.mouse.move(bad.x, t.y - 40, { steps: 4 });
       await expect.poll(() => v.tip.isVisible()).toBe(false);
+      // Escape dismisses it while the pointer stays on the bars and the focus is on the host page.
+      await v.page.mouse.move(bad.x, bad.y);
+      await expect.poll(() => v.tip.isVisible()).toBe(true);
+      await v.page.keyboard.press("Escape");
+      await expect.poll(() => v.tip.isVisible()).toBe(false);
+      await v.page.mouse.move(0, 0);
       expect(await v.audit()).toEqual([]);
       expect(v.errors).toEqual([]);
       await v.context.close();
@@ -210,31 +253,34 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
 
   test("keyboard focus shows the tooltip, and it follows the arrow keys", async () => {
     const v = await visit("");
-    const today = v.inShadow("[part~=history]").first().locator("li").last();
-    await today.focus();
+    const shop = v.inShadow("[part~=history]").first();
+    await shop.focus();
     await expect.poll(() => v.tip.isVisible()).toBe(true);
-    expect(await v.tip.innerText()).toBe(await today.getAttribute("aria-label"));
+    const [now, today] = await value(shop);
+    expect(now).toBe("89");
+    expect(await v.tip.innerText()).toBe(today);
+    expect(today).toMatch(/: 100% uptime$/);
     await v.page.keyboard.press("ArrowLeft");
     await v.page.keyboard.press("ArrowLeft");
     await v.page.keyboard.press("ArrowLeft");
-    const focused = v.inShadow("[part~=history]").first().locator("li").nth(86);
-    expect(await v.tip.innerText()).toBe(await focused.getAttribute("aria-label"));
+    expect(await value(shop)).toEqual(["86", await v.tip.innerText()]);
     expect(await v.tip.innerText()).toMatch(/82\.4% uptime$/);
-    await tipOver(v, focused);
+    await tipOver(v, await dayAt(shop, 86));
     // Escape dismisses it without moving the focus (WCAG 1.4.13); the next day shows it again.
     await v.page.keyboard.press("Escape");
     await expect.poll(() => v.tip.isVisible()).toBe(false);
-    expect(await focused.evaluate((el) => el.matches(":focus"))).toBe(true);
+    expect(await shop.evaluate((el) => el.matches(":focus"))).toBe(true);
     await v.page.keyboard.press("ArrowRight");
     await v.page.keyboard.press("ArrowLeft");
     await expect.poll(() => v.tip.isVisible()).toBe(true);
-    expect(await v.tip.innerText()).toBe(await focused.getAttribute("aria-label"));
-    // The next Tab goes to the next service's today, and so does the tip; leaving the bars hides it.
+    expect(await v.tip.innerText()).toMatch(/82\.4% uptime$/);
+    // The next Tab goes to the next service's bars, at today, and so does the tip; leaving the bars hides it.
     await v.page.keyboard.press("Tab");
-    expect(await v.tip.innerText()).toBe(
-      await v.inShadow("[part~=history]").nth(1).locator("li").last().getAttribute("aria-label"),
-    );
+    const checkout = v.inShadow("[part~=history]").nth(1);
+    expect(await value(checkout)).toEqual(["89", await v.tip.innerText()]);
     await v.page.keyboard.press("Shift+Tab");
+    // Shop's bars kept the day picked.
+    expect(await v.tip.innerText()).toMatch(/82\.4% uptime$/);
     await v.page.keyboard.press("Shift+Tab");
     await expect.poll(() => v.tip.isVisible()).toBe(false);
     await v.context.close();
@@ -243,20 +289,22 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
   test("at 375 px: the last 30 days, wider bars, Home stops at the oldest shown", async () => {
     const v = await visit("", 375);
     const shop = v.inShadow("[part~=history]").first();
-    const shown = await shop.evaluate(
-      (list) => [...list.children].filter((li) => getComputedStyle(li).display !== "none").length,
-    );
-    expect(shown).toBe(30);
-    const width = (await shop.locator("li").last().boundingBox())?.width ?? 0;
-    expect(width).toBeGreaterThan(8);
+    // The bars' days are the last 30: today's bar (the last run, 3 days at 100%) is 3/30 of the width.
+    const [list, last] = [await shop.boundingBox(), await shop.locator("i").last().boundingBox()];
+    expect(last && list && Math.abs(last.width - (list.width * 3) / 30)).toBeLessThan(1);
+    expect(((list?.width ?? 0) / 30) | 0).toBeGreaterThan(8);
     expect(axisText(await v.inShadow("[part~=item]").first().locator(".axis").innerText())).toBe(axisText(axis(29)));
-    const today = shop.locator("li").last();
-    await today.focus();
+    await shop.focus();
     await v.page.keyboard.press("Home");
-    expect(await v.tip.innerText()).toBe(await shop.locator("li").nth(60).getAttribute("aria-label"));
-    await shop.locator("li").nth(86).hover();
-    await expect.poll(() => v.tip.isVisible()).toBe(true);
-    await tipOver(v, shop.locator("li").nth(86));
+    expect((await value(shop))[0]).toBe("60");
+    const oldest = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" }).format(new Date(isoDay(29)));
+    expect(await v.tip.innerText()).toBe(`${oldest}: 100% uptime`);
+    await v.page.keyboard.press("ArrowLeft");
+    expect((await value(shop))[0]).toBe("60");
+    const bad = await dayAt(shop, 86, 30);
+    await v.page.mouse.move(bad.x, bad.y);
+    await expect.poll(() => v.tip.innerText()).toMatch(/82\.4% uptime$/);
+    await tipOver(v, bad);
     // The tip stays inside the box.
     const [t, box] = [await v.tip.boundingBox(), await v.inShadow("[part~=base]").boundingBox()];
     expect(t && box && t.x >= box.x && t.x + t.width <= box.x + box.width).toBe(true);
@@ -268,14 +316,29 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
   test("an outage page: today's red bar, its tooltip, in light and dark", async () => {
     for (const theme of ["light", "dark"]) {
       const v = await visit(`slug=down&attrs=theme%3D${theme}`);
-      const today = v.inShadow("[part~=history]").first().locator("li").last();
-      await today.hover();
+      const today = await dayAt(v.inShadow("[part~=history]").first(), 89);
+      await v.page.mouse.move(today.x, today.y);
       await expect.poll(() => v.tip.isVisible()).toBe(true);
       expect(await v.tip.innerText()).toMatch(/62\.5% uptime$/);
       await v.inShadow("[part~=base]").screenshot({ path: `${ARTIFACTS}/history-outage-${theme}.png` });
       expect(await v.audit()).toEqual([]);
       await v.context.close();
     }
+  });
+
+  test("right to left: today is on the left, and the pointer and the arrows find the right day", async () => {
+    const v = await visit("attrs=locale%3Dhe");
+    const shop = v.inShadow("[part~=history]").first();
+    const box = await shop.boundingBox();
+    if (!box) throw new Error("no box");
+    // Day 86 (3 days ago, the bad one) is the fourth from the left.
+    await v.page.mouse.move(box.x + 3.5 * (box.width / 90), box.y + box.height / 2);
+    await expect.poll(() => v.tip.isVisible()).toBe(true);
+    expect((await value(shop))[0]).toBe("86");
+    await shop.focus();
+    await v.page.keyboard.press("ArrowLeft"); // towards today, on the left
+    expect((await value(shop))[0]).toBe("87");
+    await v.context.close();
   });
 
   test("the axis dates in German and Hebrew, through Intl", async () => {

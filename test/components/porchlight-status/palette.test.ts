@@ -3,7 +3,7 @@ import { styles } from "../../../components/porchlight-status/porchlight-status.
 
 /**
  * The history bars' colours, read from the styles as a browser would pick them: the last rule for a bar of that
- * class (`[part="history"] .ok`, else `.ok`), its `color` with var() fallbacks resolved, split into light and dark.
+ * class (`i.ok`, a bar being the element's only `i`, else `.ok`), its `color` with var() fallbacks resolved, split into light and dark.
  */
 const css = styles.cssText.replace(/\/\*[\s\S]*?\*\//g, "");
 function declared(selector: RegExp, property: string): string | undefined {
@@ -22,9 +22,7 @@ function resolve(value: string): string {
   return resolve(own ?? (v[2] as string));
 }
 function barColours(level: string): [string, string] {
-  const value =
-    declared(new RegExp(`^\\[part="history"\\] \\.${level}$`), "color") ??
-    declared(new RegExp(`^\\.${level}$`), "color");
+  const value = declared(new RegExp(`^i\\.${level}$`), "color") ?? declared(new RegExp(`^\\.${level}$`), "color");
   const pair = /^light-dark\((#[\da-f]{6}),\s*(#[\da-f]{6})\)$/i.exec(resolve(value as string));
   if (!pair) throw new Error(`no light-dark pair for .${level}: ${value}`);
   return [pair[1] as string, pair[2] as string];

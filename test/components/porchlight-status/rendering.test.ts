@@ -147,24 +147,22 @@ describe("loading and the ready page", () => {
     const label = (daysAgo: number) => day.format(new Date(isoDay(daysAgo)));
     const history = website.querySelector('[part="history"]') as HTMLElement;
     expect(history.getAttribute("aria-label")).toBe("Website: daily uptime, 7 days");
-    const bars = [...history.children] as HTMLElement[];
-    expect(bars).toHaveLength(7);
-    expect(bars.map((bar) => bar.getAttribute("aria-label"))).toEqual([
-      `${label(6)}: no data`,
-      `${label(5)}: no data`,
-      `${label(4)}: no data`,
-      `${label(3)}: 97.5% uptime`,
-      `${label(2)}: no data`,
-      `${label(1)}: no data`,
-      `${label(0)}: 99.25% uptime`,
-    ]);
-    for (const row of items) {
-      const rowBars = [...row.querySelectorAll('[part="history"] > li')] as HTMLElement[];
-      expect(rowBars).toHaveLength(7);
-      // Only today's bar is in the tab order.
-      expect(rowBars.filter((bar) => bar.getAttribute("tabindex") === "0")).toEqual([rowBars[6]]);
-      expect(rowBars.slice(0, 6).every((bar) => bar.getAttribute("tabindex") === "-1")).toBe(true);
-    }
+    // One slider over the days, one tab stop, its value today's, its text today's date and uptime.
+    expect(history.getAttribute("role")).toBe("slider");
+    expect(history.getAttribute("tabindex")).toBe("0");
+    expect(history.getAttribute("aria-valuemax")).toBe("6");
+    expect(history.getAttribute("aria-valuenow")).toBe("6");
+    expect(history.getAttribute("aria-valuetext")).toBe(`${label(0)}: 99.25% uptime`);
+    // One bar per run of days at one level, oldest first, as wide as its days: no data (6 to 4 days ago), 97.5% on
+    // day 3, no data, 99.25% today.
+    const runs = (row: HTMLElement) =>
+      [...(row.querySelector('[part="history"]') as HTMLElement).children].map(
+        (bar) => `${bar.className} ${(bar as HTMLElement).style.getPropertyValue("--d")}`,
+      );
+    expect(runs(website)).toEqual(["none 3", "warn 1", "none 2", "ok 1"]);
+    expect((history.getAttribute("style") ?? "").replace(/\s/g, "")).toBe("--days:7");
+    // Checkout has no statistics yet.
+    expect(runs(checkout)).toEqual(["none 7"]);
   });
 
   test("each item status has its own word and its own icon", async () => {
@@ -298,7 +296,7 @@ describe("loading and the ready page", () => {
   });
 });
 
-test("the status paints a frame before the daily bars, whose empty lists already hold their place", async () => {
+test("the daily bars come with the status, a few nodes per item (one per run of days at one level)", async () => {
   answers(() => json(pageWith("operational", "degraded")));
   const el = document.createElement("porchlight-status") as PorchlightStatus;
   el.setAttribute("slug", SLUG);
@@ -308,14 +306,13 @@ test("the status paints a frame before the daily bars, whose empty lists already
     // The event comes just before the element asks for its render.
     await Promise.resolve();
     await el.updateComplete;
-    atFirstPaint.push($$(el, '[part="history"]').length, $$(el, '[part="history"] > li').length);
+    atFirstPaint.push($$(el, '[part="history"]').length, $$(el, '[part="history"] > i').length);
     expect(text($(el, '[part="banner"] span') as HTMLElement)).toBe("Degraded performance");
   });
   document.body.append(el);
   await settle(el);
-  await settle(el);
-  expect(atFirstPaint).toEqual([2, 0]);
-  expect($$(el, '[part="history"] > li').length).toBeGreaterThan(0);
+  // Two items of 7 days, neither with statistics: one bar each, 7 days without data.
+  expect(atFirstPaint).toEqual([2, 2]);
   el.remove();
 });
 
