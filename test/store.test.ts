@@ -26,7 +26,7 @@ describeStores("store", (kind) => {
       .selectFrom("kysely_migration" as never)
       .select(sql<string>`name`.as("name"))
       .execute();
-    expect(applied.map((r) => r.name)).toEqual(["0001_foundation", "0002_engine", "0003_anon"]);
+    expect(applied.map((r) => r.name)).toEqual(["0001_foundation", "0002_engine", "0003_anon", "0004_incident_items"]);
     await again.close();
   });
 

@@ -161,7 +161,7 @@ export class PorchlightStatus extends LitElement {
    * folded, and the opened one stays open where it moved.
    */
   #opened = new Set<string>();
-  /** The day picked in each item's bars (see #onDay), by item: a refresh keeps it. */
+  /** The day picked in each item's bars (see #onDay), as days before today, by item: a refresh keeps it. */
   #days = new Map<unknown, number>();
   /** Waiting for the words of its language (see #localized). */
   #awaiting = false;
@@ -192,13 +192,14 @@ export class PorchlightStatus extends LitElement {
     super.connectedCallback();
     // "Updated … ago" stays current, without a request.
     this.#ticker = setInterval(() => document.hidden || this.requestUpdate(), 30_000);
-    document.addEventListener("keydown", this.#escape);
+    // Captured: a host page that stops Escape (a dialog of its own) does not keep the tooltip up.
+    document.addEventListener("keydown", this.#escape, true);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     clearInterval(this.#ticker);
-    document.removeEventListener("keydown", this.#escape);
+    document.removeEventListener("keydown", this.#escape, true);
   }
 
   /** Fetches the page now, as the retry button does; a request still running is aborted, its answer ignored. */
@@ -253,8 +254,8 @@ export class PorchlightStatus extends LitElement {
   }
 
   /**
-   * An item's days, a slider whose value is a day: the pointer over the bars, or the arrow keys, Home and End while it
-   * has the focus, pick a day, and the tooltip shows its date and uptime over it (the slider's value text, so the
+   * An item's days, a slider whose value is a day: the pointer over the bars (or a tap), or the arrow keys, Home and
+   * End while it has the focus, pick a day, and the tooltip shows its date and uptime over it (the slider's value text, so the
    * tooltip itself is hidden from assistive technology). Leaving the bars hides it, unless for the tooltip (it can be
    * hovered, WCAG 1.4.13), as does losing the focus, and Escape anywhere (#escape). Only the days shown count: a
    * narrow element shows the last 30 (a container query).
@@ -263,26 +264,30 @@ export class PorchlightStatus extends LitElement {
     const history = event.currentTarget as HTMLElement;
     const tip = this.renderRoot.querySelector(".tip") as HTMLElement;
     const { type } = event;
+    // A tap picks a day and leaves as it ends: the day stays shown while the bars have the focus the tap gave them.
     if (
       type === "blur" ||
-      (type === "pointerleave" && (event as PointerEvent).relatedTarget !== tip) ||
+      (type === "pointerleave" && (event as PointerEvent).relatedTarget !== tip && !history.matches(":focus")) ||
       !history.firstElementChild
     ) {
       tip.hidden = true;
       return;
     }
-    // Where the days are: the runs, oldest first, span them all, the oldest clipped on a narrow element. The section
-    // carries the writing direction (dir), and closest() stays inside the shadow root.
+    // Where the days are: the runs, oldest first, span them all, the oldest clipped on a narrow element (how many
+    // show, from the bars' box: the same pixels, zoomed or scaled, as the runs'). The section carries the writing
+    // direction (dir), and closest() stays inside the shadow root.
     const rtl = !!history.closest("[dir=rtl]");
     const a = (history.firstElementChild as Element).getBoundingClientRect();
     const b = (history.lastElementChild as Element).getBoundingClientRect();
     const left = rtl ? b.left : a.left;
     const right = rtl ? a.right : b.right;
     const width = (right - left) / days;
-    let at = this.#days.get(item) ?? days - 1;
+    let at = days - 1 - (this.#days.get(item) ?? 0);
     if (type === "keydown") {
       const forward = rtl ? -1 : 1;
-      const move = { ArrowRight: forward, ArrowLeft: -forward, Home: -days, End: days }[(event as KeyboardEvent).key];
+      const move = { ArrowRight: forward, ArrowLeft: -forward, ArrowUp: 1, ArrowDown: -1, Home: -days, End: days }[
+        (event as KeyboardEvent).key
+      ];
       if (move === undefined) return;
       event.preventDefault();
       at += move;
@@ -291,10 +296,12 @@ export class PorchlightStatus extends LitElement {
       at = Math.floor((rtl ? right - x : x - left) / width);
     }
     // Not laid out (no width): every day counts.
-    at = Math.min(days - 1, Math.max(days - Math.round(history.clientWidth / width) || 0, at));
-    this.#days.set(item, at);
-    history.ariaValueNow = `${at}`;
-    history.ariaValueText = tip.textContent = text(at);
+    at = Math.min(days - 1, Math.max(0, days - Math.round(history.getBoundingClientRect().width / width) || 0, at));
+    // Kept as days before today, so that a refresh with fewer days, or after midnight, keeps a day there is. The
+    // slider's value and text follow in the render (written here, Lit would not know them and could leave them).
+    this.#days.set(item, days - 1 - at);
+    this.requestUpdate();
+    tip.textContent = text(at);
     tip.hidden = false;
     // Over the day, touching the bars (so that the pointer can move onto it), and inside the box, which never
     // scrolls sideways. An absolute position starts inside the box's border.
@@ -540,7 +547,7 @@ export class PorchlightStatus extends LitElement {
       if (run?.[0] === level(uptimes[i])) run[1]++;
       else runs.push([level(uptimes[i]), 1]);
     }
-    const at = Math.min(days - 1, this.#days.get(item.id) ?? days);
+    const at = days - 1 - Math.min(days - 1, this.#days.get(item.id) ?? 0);
     const on = (event: Event) => this.#onDay(event, item.id, text, days);
     return html`<span
       part="history"
@@ -555,6 +562,7 @@ export class PorchlightStatus extends LitElement {
       @focus=${on}
       @blur=${on}
       @pointermove=${on}
+      @pointerdown=${on}
       @pointerleave=${on}
     >
       ${runs.map(([level, length]) => html`<i class=${level} style="--d:${length}"></i>`)}
@@ -588,11 +596,12 @@ export class PorchlightStatus extends LitElement {
   }
 
   /**
-   * An incident: its title, its status as a chip, when it ran, and its updates, the message in full contrast. A past
-   * one (under its day's heading) keeps its updates behind one closed line.
+   * An incident: its title, its status as a chip, when it ran, the services it affected, and its updates, the message
+   * in full contrast. A past one (under its day's heading) keeps its updates behind one closed line.
    */
   #renderIncident(incident: Incident, m: Messages, f: Formats, now: number, past: boolean) {
-    const { started_at: start, resolved_at: end, updates } = incident;
+    // affected: absent from a server older than the element; compact leaves it to the banner, which names them all.
+    const { started_at: start, resolved_at: end, updates, affected } = incident;
     // An open incident's duration counts to now: rendered as a server does, it would go stale, so only its start.
     const [lasted, rounded] = f.duration((end ? Date.parse(end) : now) - Date.parse(start));
     const timeline = html`<ol>
@@ -611,6 +620,7 @@ export class PorchlightStatus extends LitElement {
           end ? html` – <time datetime=${end}>${f.until(start, end)}</time>` : nothing
         }${end || this.serverTime === undefined ? ` · ${rounded ? fill(m.about, lasted) : lasted}` : nothing}
       </p>
+      ${affected?.length && !this.compact ? html`<p>${fill(m.affected, f.list(affected.map((item) => item.label)))}</p>` : nothing}
       ${
         this.compact || !updates.length
           ? nothing

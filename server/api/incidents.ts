@@ -37,7 +37,14 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
   const loadIncident = async (pageId: number, incidentId: number) => {
     const found = await store.incidents.get(pageId, incidentId);
     if (!found) throw notFound("Incident");
-    return incidentView(found.incident, found.updates);
+    return incidentView(found.incident, found.updates, found.links, await store.pages.listItems([pageId]));
+  };
+  /** The items named as affected, refused with a 400 naming items unless every one is the page's. */
+  const checkItems = async (pageId: number, ids: number[] | undefined) => {
+    if (!ids?.length) return;
+    const own = new Set((await store.pages.listItems([pageId])).map((item) => item.id));
+    const stranger = ids.find((id) => !own.has(id));
+    if (stranger !== undefined) throw invalidField("items", `item ${stranger} is not on this status page`);
   };
   const now = () => clock.now().toISOString();
 
@@ -55,8 +62,9 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       errors: [401, 403, 404],
       async handler({ params, principal }) {
         await loadWorkspacePage(store, principal, params.id);
-        const { incidents, updates } = await store.incidents.list(params.id, OWNER_INCIDENT_LIMIT);
-        return envelope(200, "Incidents", { incidents: incidentViews(incidents, updates) });
+        const { incidents, updates, links } = await store.incidents.list(params.id, OWNER_INCIDENT_LIMIT);
+        const items = await store.pages.listItems([params.id]);
+        return envelope(200, "Incidents", { incidents: incidentViews(incidents, updates, links, items) });
       },
     }),
     route({
@@ -65,7 +73,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       operationId: "createIncident",
       summary: "Open (or record) an incident",
       description:
-        "status defaults to investigating. startedAt defaults to now and may not be in the future. A retrospective incident is created with startedAt, or with status resolved and an optional resolvedAt; its first update is stamped with resolvedAt when resolved, else startedAt.",
+        "status defaults to investigating. items names the page's items it affects. startedAt defaults to now and may not be in the future. A retrospective incident is created with startedAt, or with status resolved and an optional resolvedAt; its first update is stamped with resolvedAt when resolved, else startedAt.",
       tag: "Incidents",
       access: "token",
       permission: "incidents:write",
@@ -75,6 +83,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       errors: [400, 401, 403, 404, 413, 415],
       async handler({ params, body, principal }) {
         await loadWorkspacePage(store, principal, params.id);
+        await checkItems(params.id, body.items);
         const at = clock.now();
         const started = body.startedAt ? givenTime("startedAt", body.startedAt, at) : at;
         let resolved: Date | null = null;
@@ -93,6 +102,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
             updated_at: at.toISOString(),
           },
           body.message,
+          body.items,
         );
         changed();
         return envelope(201, "Incident created", await loadIncident(params.id, id));
@@ -133,7 +143,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       method: "patch",
       path: "/public/v1/status-pages/{id}/incidents/{incidentId}",
       operationId: "updateIncident",
-      summary: "Rename an incident",
+      summary: "Rename an incident, or name the items it affects",
       tag: "Incidents",
       access: "token",
       permission: "incidents:write",
@@ -144,7 +154,8 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       async handler({ params, body, principal }) {
         await loadWorkspacePage(store, principal, params.id);
         await loadIncident(params.id, params.incidentId);
-        await store.incidents.update(params.id, params.incidentId, body.title, now());
+        await checkItems(params.id, body.items);
+        await store.incidents.update(params.id, params.incidentId, body, now());
         changed();
         return envelope(200, "Incident updated", await loadIncident(params.id, params.incidentId));
       },

@@ -239,6 +239,10 @@ export const Incident = z
       .int()
       .nullable()
       .meta({ description: "Whole minutes from start to resolution; null while open (compute from started_at)" }),
+    affected: z.array(z.object({ id: z.int(), label: z.string() })).meta({
+      description:
+        "The page's items the incident affects, in the page's order: those named by its owner (items), and an automatic incident's site's. On the public page only visible items.",
+    }),
     updates: z.array(IncidentUpdate).meta({ description: "Newest first" }),
   })
   .meta({ id: "Incident" });
@@ -249,6 +253,16 @@ const Message = z.string().trim().min(1).max(5000);
 /** How far ahead of the server's clock a given time may be (client clocks drift); such a time is taken as now. */
 export const CLOCK_SKEW_SECONDS = 60;
 const skew = `a time up to ${CLOCK_SKEW_SECONDS} s ahead of the server's clock is taken as now`;
+
+/** How many items an incident may name as affected. */
+export const MAX_INCIDENT_ITEMS = 100;
+const AffectedItems = z
+  .array(z.int().positive().max(MAX_ID))
+  .max(MAX_INCIDENT_ITEMS)
+  .meta({
+    description: `Ids of the page's items the incident affects (at most ${MAX_INCIDENT_ITEMS}; repeats count once); an id not on the page is a 400 naming items. An automatic incident affects its site's items without them.`,
+    example: [1, 2],
+  });
 
 export const IncidentCreate = z
   .strictObject({
@@ -261,6 +275,7 @@ export const IncidentCreate = z
     resolvedAt: Timestamp.optional().meta({
       description: `Only with status resolved; defaults to now; not in the future (${skew}), not before startedAt. Stamps the first update, which resolves.`,
     }),
+    items: AffectedItems.optional(),
   })
   .refine((i) => i.resolvedAt === undefined || i.status === "resolved", {
     message: "resolvedAt is only allowed with status resolved",
@@ -269,7 +284,16 @@ export const IncidentCreate = z
   .meta({ id: "IncidentCreate" });
 export type IncidentCreate = z.infer<typeof IncidentCreate>;
 
-export const IncidentPatch = z.strictObject({ title: z.string().trim().min(1).max(200) }).meta({ id: "IncidentPatch" });
+export const IncidentPatch = z
+  .strictObject({
+    title: z.string().trim().min(1).max(200).optional(),
+    items: AffectedItems.optional().meta({ description: "Replaces the items named before; [] names none" }),
+  })
+  .refine((p) => p.title !== undefined || p.items !== undefined, {
+    message: "title or items is required",
+    path: ["title"],
+  })
+  .meta({ id: "IncidentPatch" });
 
 export const IncidentUpdateCreate = z
   .strictObject({

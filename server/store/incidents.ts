@@ -1,6 +1,13 @@
 import type { Insertable, Kysely } from "kysely";
 import { type Connection, Queries } from "./connection.ts";
 import type { Database, IncidentRow, IncidentUpdateRow } from "./schema.ts";
+
+/** An item an owner named as affected by an incident. */
+export interface IncidentItemRow {
+  incident_id: number;
+  item_id: number;
+}
+
 import type { PageQueries } from "./status-pages.ts";
 
 /**
@@ -21,8 +28,11 @@ export class IncidentQueries extends Queries {
     super(connection);
   }
 
-  /** A page's incidents newest first, with their updates newest first. */
-  async list(pageId: number, limit: number): Promise<{ incidents: IncidentRow[]; updates: IncidentUpdateRow[] }> {
+  /** A page's incidents newest first, with their updates newest first and the items named as affected. */
+  async list(
+    pageId: number,
+    limit: number,
+  ): Promise<{ incidents: IncidentRow[]; updates: IncidentUpdateRow[]; links: IncidentItemRow[] }> {
     const incidents = await this.db
       .selectFrom("incidents")
       .selectAll()
@@ -31,7 +41,8 @@ export class IncidentQueries extends Queries {
       .orderBy("id", "desc")
       .limit(limit)
       .execute();
-    return { incidents, updates: await this.updatesOf(incidents.map((i) => i.id)) };
+    const ids = incidents.map((i) => i.id);
+    return { incidents, updates: await this.updatesOf(ids), links: await this.linksOf(ids) };
   }
 
   async get(pageId: number, id: number) {
@@ -42,7 +53,13 @@ export class IncidentQueries extends Queries {
       .where("page_id", "=", pageId)
       .executeTakeFirst();
     if (!incident) return undefined;
-    return { incident, updates: await this.updatesOf([id]) };
+    return { incident, updates: await this.updatesOf([id]), links: await this.linksOf([id]) };
+  }
+
+  /** The items named as affected by these incidents. */
+  private async linksOf(ids: number[]): Promise<IncidentItemRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom("incident_items").selectAll().where("incident_id", "in", ids).execute();
   }
 
   private async updatesOf(ids: number[]): Promise<IncidentUpdateRow[]> {
@@ -56,9 +73,23 @@ export class IncidentQueries extends Queries {
       .execute();
   }
 
-  /** Inserts an incident and its first update in one transaction. */
-  create(row: Insertable<Database["incidents"]>, message: string): Promise<number> {
-    return this.transaction((trx) => this.insert(trx, row, message));
+  /** Inserts an incident, its first update and the items it affects (ids of the page's items) in one transaction. */
+  create(row: Insertable<Database["incidents"]>, message: string, itemIds: number[] = []): Promise<number> {
+    return this.transaction(async (trx) => {
+      const id = await this.insert(trx, row, message);
+      await this.link(trx, id, itemIds);
+      return id;
+    });
+  }
+
+  /** Names the items an incident affects, in place of those named before. */
+  private async link(trx: Kysely<Database>, incidentId: number, itemIds: number[]): Promise<void> {
+    await trx.deleteFrom("incident_items").where("incident_id", "=", incidentId).execute();
+    if (itemIds.length === 0) return;
+    await trx
+      .insertInto("incident_items")
+      .values([...new Set(itemIds)].map((item_id) => ({ incident_id: incidentId, item_id })))
+      .execute();
   }
 
   /**
@@ -175,14 +206,21 @@ export class IncidentQueries extends Queries {
     await this.pages.touch(pageId, now, trx);
   }
 
-  async update(pageId: number, incidentId: number, title: string, now: string): Promise<void> {
+  /** Renames an incident, or names the items it affects (ids of the page's items), or both. */
+  async update(
+    pageId: number,
+    incidentId: number,
+    change: { title?: string | undefined; items?: number[] | undefined },
+    now: string,
+  ): Promise<void> {
     await this.transaction(async (trx) => {
       await trx
         .updateTable("incidents")
-        .set({ title, updated_at: now })
+        .set({ ...(change.title === undefined ? {} : { title: change.title }), updated_at: now })
         .where("id", "=", incidentId)
         .where("page_id", "=", pageId)
         .execute();
+      if (change.items) await this.link(trx, incidentId, change.items);
       await this.pages.touch(pageId, now, trx);
     });
   }

@@ -277,6 +277,19 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       }),
     },
+    "0004_incident_items": {
+      up: atomically(dialect, async (db) => {
+        // The items an owner names as affected by an incident; gone with either. An automatic incident's item is
+        // its site's, so it needs no row here.
+        await db.schema
+          .createTable("incident_items")
+          .addColumn("incident_id", "integer", (c) => c.notNull().references("incidents.id").onDelete("cascade"))
+          .addColumn("item_id", "integer", (c) => c.notNull().references("status_page_items.id").onDelete("cascade"))
+          .addPrimaryKeyConstraint("incident_items_pk", ["incident_id", "item_id"])
+          .execute();
+        await db.schema.createIndex("incident_items_item").on("incident_items").column("item_id").execute();
+      }),
+    },
   };
 }
 

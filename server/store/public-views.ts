@@ -14,7 +14,7 @@ export class ViewQueries extends Queries {
     super(connection);
   }
 
-  /** Everything a page's public view is built from, in five queries whatever the number of items. */
+  /** Everything a page's public view is built from, in six queries whatever the number of items. */
   async pageViewData(page: PageRow, fromDay: string, incidentLimit: number) {
     const items = await this.db
       .selectFrom("status_page_items as i")
@@ -29,12 +29,12 @@ export class ViewQueries extends Queries {
       items.map((i) => i.site_id),
       fromDay,
     );
-    const { incidents, updates } = await this.incidents.list(page.id, incidentLimit);
-    return { items, stats, incidents, updates };
+    const { incidents, updates, links } = await this.incidents.list(page.id, incidentLimit);
+    return { items, stats, incidents, updates, links };
   }
 
   /**
-   * What pageViewData reads, for every public page at once (the static build): five queries whatever the number of
+   * What pageViewData reads, for every public page at once (the static build): six queries whatever the number of
    * pages. Stats start at `fromDay` for all pages (each page keeps its own days); incidents are each page's newest
    * `incidentLimit`, cut in SQL by a window function.
    */
@@ -90,7 +90,12 @@ export class ViewQueries extends Queries {
       .orderBy("created_at", "desc")
       .orderBy("id", "desc")
       .execute();
-    return { pages, items, stats, incidents, updates };
+    const links = await this.db
+      .selectFrom("incident_items")
+      .selectAll()
+      .where("incident_id", "in", newest.select("r.id"))
+      .execute();
+    return { pages, items, stats, incidents, updates, links };
   }
 
   /**

@@ -124,6 +124,10 @@ export interface Database {
     site_id: Generated<string | null>;
     source: Generated<string>;
   };
+  incident_items: {
+    incident_id: number;
+    item_id: number;
+  };
   incident_updates: {
     id: Generated<number>;
     incident_id: number;

@@ -3,6 +3,7 @@ import type { SiteState } from "../contract/site.ts";
 import { itemStatus, uptimePercent } from "../contract/status.ts";
 import { DisplayOptions, type Incident, type PublicItem, PublicStatusPage, Theme } from "../contract/status-page.ts";
 import { groupBy } from "../group-by.ts";
+import type { IncidentItemRow } from "../store/incidents.ts";
 import type { IncidentRow, IncidentUpdateRow, PageRow } from "../store/schema.ts";
 import { visibilityOf } from "../store/status-pages.ts";
 import type { Store } from "../store/store.ts";
@@ -89,8 +90,34 @@ function visibleItems(items: PublicItem[]) {
   return { checked, items: items.map(visibleItem) };
 }
 
-/** An incident row and its updates (newest first) as the API shows it. */
-export function incidentView(row: IncidentRow, updates: IncidentUpdateRow[]): Incident {
+/** A page's item as an incident's affected service: its id, label and site. */
+export interface ItemOfPage {
+  id: number;
+  label: string;
+  site_id: string;
+}
+
+/**
+ * The items an incident affected, in the page's order, among `items` (for visitors, the visible ones): those its
+ * owner named, and an automatic incident's site's.
+ */
+function affectedBy(row: IncidentRow, links: IncidentItemRow[], items: ItemOfPage[]): Incident["affected"] {
+  const named = new Set(links.filter((l) => l.incident_id === row.id).map((l) => l.item_id));
+  return items
+    .filter((item) => named.has(item.id) || (row.site_id !== null && item.site_id === row.site_id))
+    .map(({ id, label }) => ({ id, label }));
+}
+
+/**
+ * An incident row and its updates (newest first) as the API shows it, with the items it affected among `items`
+ * (see affectedBy).
+ */
+export function incidentView(
+  row: IncidentRow,
+  updates: IncidentUpdateRow[],
+  links: IncidentItemRow[] = [],
+  items: ItemOfPage[] = [],
+): Incident {
   return {
     id: row.id,
     title: row.title,
@@ -101,14 +128,20 @@ export function incidentView(row: IncidentRow, updates: IncidentUpdateRow[]): In
       row.resolved_at === null
         ? null
         : Math.max(0, Math.floor((Date.parse(row.resolved_at) - Date.parse(row.started_at)) / 60_000)),
+    affected: affectedBy(row, links, items),
     updates: updates
       .filter((u) => u.incident_id === row.id)
       .map((u) => ({ timestamp: u.created_at, status: u.status as Incident["status"], message: u.message })),
   };
 }
 
-export function incidentViews(rows: IncidentRow[], updates: IncidentUpdateRow[]): Incident[] {
-  return rows.map((row) => incidentView(row, updates));
+export function incidentViews(
+  rows: IncidentRow[],
+  updates: IncidentUpdateRow[],
+  links: IncidentItemRow[] = [],
+  items: ItemOfPage[] = [],
+): Incident[] {
+  return rows.map((row) => incidentView(row, updates, links, items));
 }
 
 type Rows = Awaited<ReturnType<Store["views"]["pageViewData"]>>;
@@ -119,6 +152,7 @@ interface ViewData {
   statsBySite: Map<string, Rows["stats"]>;
   incidents: Rows["incidents"];
   updates: Rows["updates"];
+  links: Rows["links"];
 }
 
 /**
@@ -158,7 +192,8 @@ export function publicView(page: PageRow, data: ViewData, now: Date): PublicStat
     theme: Theme.parse(JSON.parse(page.theme)),
     display,
     items,
-    incidents: incidentViews(data.incidents, data.updates),
+    // Visitors see the affected items among the visible ones.
+    incidents: incidentViews(data.incidents, data.updates, data.links, data.items),
   };
 }
 
@@ -171,6 +206,7 @@ export function publicViews(
   const statsBySite = groupBy(all.stats, (s) => s.site_id);
   const incidents = groupBy(all.incidents, (i) => i.page_id);
   const updates = groupBy(all.updates, (u) => u.incident_id);
+  const links = groupBy(all.links, (l) => l.incident_id);
   return all.pages.map((page) => {
     const own = incidents.get(page.id) ?? [];
     const data: ViewData = {
@@ -178,6 +214,7 @@ export function publicViews(
       statsBySite,
       incidents: own,
       updates: own.flatMap((i) => updates.get(i.id) ?? []),
+      links: own.flatMap((i) => links.get(i.id) ?? []),
     };
     return { page, view: publicView(page, data, now) };
   });

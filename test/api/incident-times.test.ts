@@ -92,6 +92,7 @@ describeStores("incident times given after the fact", (kind) => {
       started_at: "2026-10-31T10:00:00.000Z",
       resolved_at: "2026-10-31T11:30:00.000Z",
       duration_minutes: 90,
+      affected: [],
       updates: [
         { timestamp: "2026-10-31T11:30:00.000Z", status: "resolved", message: "Fixed." },
         { timestamp: "2026-10-31T11:05:30.250Z", status: "monitoring", message: "Now monitoring" },

@@ -341,6 +341,43 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
     await v.context.close();
   });
 
+  test("a tap picks the day tapped and keeps it shown (a phone)", async () => {
+    const context = await browser.newContext({ viewport: { width: 900, height: 900 }, hasTouch: true, isMobile: true });
+    const page = await context.newPage();
+    await page.goto(`${origin}/`);
+    const shop = page.locator("porchlight-status").locator("[part~=history]").first();
+    const tip = page.locator("porchlight-status").locator(".tip");
+    await expect.poll(() => shop.locator("i").count()).toBeGreaterThan(0);
+    for (const at of [86, 69]) {
+      const day = await dayAt(shop, at);
+      await page.touchscreen.tap(day.x, day.y);
+      await expect.poll(() => shop.getAttribute("aria-valuenow")).toBe(String(at));
+      await expect.poll(() => tip.isVisible()).toBe(true);
+      expect(await tip.innerText()).toBe(await shop.getAttribute("aria-valuetext"));
+    }
+    expect(await tip.innerText()).toMatch(/: 100% uptime$/);
+    await context.close();
+  });
+
+  for (const style of ["zoom: 0.8", "zoom: 1.5", "display: block; transform: scale(1.5); transform-origin: 0 0"]) {
+    test(`scaled by the host page (${style}): every day is reached, and no other`, async () => {
+      const v = await visit(`attrs=${encodeURIComponent(`style="${style}"`)}`);
+      const shop = v.inShadow("[part~=history]").first();
+      await shop.focus();
+      await v.page.keyboard.press("Home");
+      expect(await shop.getAttribute("aria-valuenow")).toBe("0");
+      await v.page.keyboard.press("End");
+      expect(await shop.getAttribute("aria-valuenow")).toBe("89");
+      const box = await shop.boundingBox();
+      if (!box) throw new Error("no box");
+      await v.page.mouse.move(box.x + 1, box.y + box.height / 2);
+      await expect.poll(() => shop.getAttribute("aria-valuenow")).toBe("0");
+      await v.page.mouse.move(box.x + box.width - 1, box.y + box.height / 2);
+      await expect.poll(() => shop.getAttribute("aria-valuenow")).toBe("89");
+      await v.context.close();
+    });
+  }
+
   test("the axis dates in German and Hebrew, through Intl", async () => {
     for (const locale of ["de", "he"]) {
       const v = await visit(`attrs=locale%3D${locale}`);

@@ -74,8 +74,14 @@ describeBrowser("an outage leads the page, in Chromium", () => {
       message: "A cache was cold; it is warm again.",
       at: new Date(now.getTime() - 3 * 86_400_000 + 40 * 60_000).toISOString(),
     });
+    const items = await store.db
+      .selectFrom("status_page_items")
+      .select(["id", "label"])
+      .where("page_id", "=", Number(seeded.id))
+      .execute();
     await call.post(incidents, {
       title: "Checkout is down",
+      items: items.filter((item) => item.label === "Checkout").map((item) => item.id),
       message: "Payments fail for every customer. We are working on it.",
       startedAt: new Date(now.getTime() - 25 * 60_000).toISOString(),
     });
@@ -170,6 +176,8 @@ describeBrowser("an outage leads the page, in Chromium", () => {
         "Past incidents",
         "Slow logins",
       ]);
+      // The incident names the service it affected.
+      expect(await v.inShadow("[part~=incident] p").allInnerTexts()).toContain("Affected: Checkout");
       // The operational six behind one closed line: not shown until opened.
       const others = v.inShadow("[part~=others]");
       expect(await others.locator("summary").innerText()).toContain("Operational (6)");

@@ -19,6 +19,7 @@ const page = publicPageView({
       started_at: "2026-11-21T08:00:00.000Z",
       resolved_at: null,
       duration_minutes: null,
+      affected: [],
       updates: [
         { timestamp: "2026-11-21T09:30:00.000Z", status: "identified", message: "Found it\u0001 🔥 it's the <db>" },
         { timestamp: "2026-11-21T08:00:00.000Z", status: "investigating", message: "Looking & checking" },
@@ -31,6 +32,7 @@ const page = publicPageView({
       started_at: "2026-11-01T10:00:00.000Z",
       resolved_at: "2026-11-01T11:00:00.000Z",
       duration_minutes: 60,
+      affected: [],
       updates: [
         { timestamp: "2026-11-01T11:00:00.000Z", status: "resolved", message: "Fixed" },
         { timestamp: "2026-11-01T10:00:00.000Z", status: "investigating", message: "Slow" },
@@ -280,6 +282,7 @@ describe("both feeds", () => {
       started_at: "2026-11-21T08:00:00.000Z",
       resolved_at: null,
       duration_minutes: null,
+      affected: [],
       updates: [{ timestamp: "2026-11-21T08:00:00.000Z", status: "investigating", message }],
     };
     const feeds = [

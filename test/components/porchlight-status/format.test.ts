@@ -96,6 +96,7 @@ describe("a page as the server renders it (hosted and static)", () => {
         started_at: new Date(at - 2 * HOUR).toISOString(),
         resolved_at: null,
         duration_minutes: null,
+        affected: [],
         updates: [{ timestamp: new Date(at - HOUR).toISOString(), status: "identified", message: "A bad deploy." }],
       },
       {
@@ -105,6 +106,7 @@ describe("a page as the server renders it (hosted and static)", () => {
         started_at: new Date(at - 3 * DAY).toISOString(),
         resolved_at: new Date(at - 3 * DAY + 90 * MINUTE).toISOString(),
         duration_minutes: 90,
+        affected: [],
         updates: [],
       },
     ],
@@ -166,6 +168,7 @@ describe("a whole page (hosted, static) as the server renders it", () => {
       started_at: "2026-11-24T06:00:00.000Z",
       resolved_at: null,
       duration_minutes: null,
+      affected: [],
       updates: [],
     };
     const past = {

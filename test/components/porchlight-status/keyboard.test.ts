@@ -1,12 +1,12 @@
 // @vitest-environment happy-dom
 import { describe, expect, test } from "vitest";
-import { $, answers, isoDay, item, json, mount, page, root } from "./helpers.ts";
+import { $, answers, isoDay, item, json, mount, page, root, settle } from "./helpers.ts";
 
 /**
  * An item's days are one slider whose value is a day: the arrow keys, Home and End pick one, and the tooltip shows its
  * date and uptime. happy-dom lays nothing out, so every day counts as shown (the narrow form's 30 days are covered in
- * Chromium, test/e2e/history.test.ts), and it reflects no ARIA properties: the value is read as the property the
- * element sets (Chromium reflects it into aria-valuenow, which the end-to-end test reads).
+ * Chromium, test/e2e/history.test.ts). The slider's value and text are rendered from the day picked, a render after
+ * the key.
  */
 describe("keyboard: one slider over the daily bars", () => {
   async function slider(locale = "en") {
@@ -25,15 +25,23 @@ describe("keyboard: one slider over the daily bars", () => {
       ),
     );
     const el = await mount({ locale });
-    const history = $(el, '[part="history"]') as HTMLElement & { ariaValueNow: string; ariaValueText: string };
+    const history = $(el, '[part="history"]') as HTMLElement;
     const tip = $(el, ".tip") as HTMLElement;
-    return { el, history, tip };
+    press = async (target: HTMLElement, key: string) => {
+      const event = new KeyboardEvent("keydown", { key, bubbles: true, composed: true, cancelable: true });
+      target.dispatchEvent(event);
+      await el.updateComplete;
+      return event;
+    };
+    return {
+      el,
+      history,
+      tip,
+      now: () => history.getAttribute("aria-valuenow"),
+      said: () => history.getAttribute("aria-valuetext"),
+    };
   }
-  const press = (target: HTMLElement, key: string) => {
-    const event = new KeyboardEvent("keydown", { key, bubbles: true, composed: true, cancelable: true });
-    target.dispatchEvent(event);
-    return event;
-  };
+  let press: (target: HTMLElement, key: string) => Promise<KeyboardEvent>;
   const day = (daysAgo: number) =>
     new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" }).format(new Date(isoDay(daysAgo)));
 
@@ -53,38 +61,43 @@ describe("keyboard: one slider over the daily bars", () => {
   });
 
   test("ArrowLeft, ArrowRight, Home and End pick a day, shown in the value and the tooltip", async () => {
-    const { history, tip } = await slider();
+    const { history, tip, now, said } = await slider();
     history.focus();
-    expect(press(history, "ArrowLeft").defaultPrevented).toBe(true);
-    expect(history.ariaValueNow).toBe("5");
-    expect(history.ariaValueText).toBe(`${day(1)}: no data`);
-    press(history, "ArrowLeft");
-    press(history, "ArrowLeft");
-    expect(history.ariaValueNow).toBe("3");
-    expect(history.ariaValueText).toBe(`${day(3)}: 96% uptime`);
+    expect((await press(history, "ArrowLeft")).defaultPrevented).toBe(true);
+    expect(now()).toBe("5");
+    expect(said()).toBe(`${day(1)}: no data`);
+    await press(history, "ArrowLeft");
+    await press(history, "ArrowLeft");
+    expect(now()).toBe("3");
+    expect(said()).toBe(`${day(3)}: 96% uptime`);
     expect(tip.textContent).toBe(`${day(3)}: 96% uptime`);
-    press(history, "ArrowRight");
-    expect(history.ariaValueNow).toBe("4");
-    press(history, "Home");
-    expect(history.ariaValueNow).toBe("0");
+    await press(history, "ArrowRight");
+    expect(now()).toBe("4");
+    await press(history, "Home");
+    expect(now()).toBe("0");
     expect(tip.textContent).toBe(`${day(6)}: no data`);
     // Already the first: Home and ArrowLeft stay, and are still taken (no page scroll).
-    expect(press(history, "Home").defaultPrevented).toBe(true);
-    expect(press(history, "ArrowLeft").defaultPrevented).toBe(true);
-    expect(history.ariaValueNow).toBe("0");
-    press(history, "End");
-    expect(history.ariaValueNow).toBe("6");
-    expect(press(history, "ArrowRight").defaultPrevented).toBe(true);
-    expect(history.ariaValueNow).toBe("6");
+    expect((await press(history, "Home")).defaultPrevented).toBe(true);
+    expect((await press(history, "ArrowLeft")).defaultPrevented).toBe(true);
+    expect(now()).toBe("0");
+    await press(history, "End");
+    expect(now()).toBe("6");
+    expect((await press(history, "ArrowRight")).defaultPrevented).toBe(true);
+    expect(now()).toBe("6");
+    // Up and Down as the slider pattern has them: a day later, a day earlier.
+    await press(history, "ArrowDown");
+    expect(now()).toBe("5");
+    await press(history, "ArrowUp");
+    expect(now()).toBe("6");
     // Other keys are the page's.
-    expect(press(history, "Enter").defaultPrevented).toBe(false);
-    expect(press(history, "Tab").defaultPrevented).toBe(false);
+    expect((await press(history, "Enter")).defaultPrevented).toBe(false);
+    expect((await press(history, "Tab")).defaultPrevented).toBe(false);
   });
 
   test("the day picked stays picked when the page refreshes, and the focus coming back shows it again", async () => {
     const { el, history, tip } = await slider();
     history.focus();
-    press(history, "Home");
+    await press(history, "Home");
     history.blur();
     expect(tip.hidden).toBe(true);
     el.requestUpdate();
@@ -96,13 +109,35 @@ describe("keyboard: one slider over the daily bars", () => {
     expect(tip.textContent).toBe(`${day(6)}: no data`);
   });
 
+  test("a refresh with fewer days keeps the day picked within them, its value and text rendered anew", async () => {
+    const display = { historyDays: 3, showUptime: true, showResponseTime: true, showIncidents: true };
+    answers(
+      () => json(page({ items: [item({ history: [{ date: isoDay(0), uptime: 100 }] })] })),
+      () => json(page({ display, items: [item({ history: [{ date: isoDay(0), uptime: 100 }] })] })),
+    );
+    const el = await mount({ locale: "en" });
+    const history = $(el, '[part="history"]') as HTMLElement;
+    history.focus();
+    history.dispatchEvent(
+      new KeyboardEvent("keydown", { key: "Home", bubbles: true, composed: true, cancelable: true }),
+    );
+    await el.updateComplete;
+    expect(history.getAttribute("aria-valuenow")).toBe("0");
+    el.reload();
+    await settle(el);
+    expect(history.getAttribute("aria-valuemax")).toBe("2");
+    // Six days ago is gone: the oldest day there is, two days ago.
+    expect(history.getAttribute("aria-valuenow")).toBe("0");
+    expect(history.getAttribute("aria-valuetext")).toBe(`${day(2)}: no data`);
+  });
+
   test("Escape hides the tooltip wherever the focus is, and the next key shows it again", async () => {
     const { history, tip } = await slider();
     history.focus();
     expect(tip.hidden).toBe(false);
-    press(history, "Escape");
+    await press(history, "Escape");
     expect(tip.hidden).toBe(true);
-    press(history, "ArrowLeft");
+    await press(history, "ArrowLeft");
     expect(tip.hidden).toBe(false);
     // Escape from elsewhere in the document (a pointer user whose focus is on the host page).
     document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
@@ -110,15 +145,15 @@ describe("keyboard: one slider over the daily bars", () => {
   });
 
   test("right to left: the arrows follow the reading direction (the section's dir, from a right-to-left locale)", async () => {
-    const { el, history } = await slider("he");
+    const { el, history, now } = await slider("he");
     expect(root(el).querySelector("section")?.getAttribute("dir")).toBe("rtl");
     history.focus();
-    press(history, "ArrowRight"); // towards the past, which lies to the right
-    expect(history.ariaValueNow).toBe("5");
-    press(history, "ArrowLeft");
-    expect(history.ariaValueNow).toBe("6");
-    press(history, "ArrowRight");
-    press(history, "ArrowRight");
-    expect(history.ariaValueNow).toBe("4");
+    await press(history, "ArrowRight"); // towards the past, which lies to the right
+    expect(now()).toBe("5");
+    await press(history, "ArrowLeft");
+    expect(now()).toBe("6");
+    await press(history, "ArrowRight");
+    await press(history, "ArrowRight");
+    expect(now()).toBe("4");
   });
 });

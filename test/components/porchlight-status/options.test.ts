@@ -152,6 +152,7 @@ describe("attributes and properties", () => {
       started_at: new Date(Date.now() - 3 * 60 * MINUTE).toISOString(),
       resolved_at: resolved ? new Date(Date.now() - 60 * MINUTE).toISOString() : null,
       duration_minutes: resolved ? 120 : null,
+      affected: [],
       updates: [{ timestamp: new Date().toISOString(), status: "monitoring", message: "Timeline message" }],
     });
     answers(() =>

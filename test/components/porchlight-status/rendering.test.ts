@@ -196,6 +196,10 @@ describe("loading and the ready page", () => {
         started_at: openStart,
         resolved_at: null,
         duration_minutes: null,
+        affected: [
+          { id: 4, label: "Checkout" },
+          { id: 7, label: "Payments $&" },
+        ],
         updates: [
           { timestamp: new Date(now - 60 * MINUTE).toISOString(), status: "identified", message: "A bad deploy." },
           { timestamp: openStart, status: "investigating", message: "Looking into slow payments." },
@@ -208,6 +212,7 @@ describe("loading and the ready page", () => {
         started_at: closedStart,
         resolved_at: closedEnd,
         duration_minutes: 90,
+        affected: [],
         updates: [{ timestamp: closedEnd, status: "resolved", message: "Fixed by a restart." }],
       },
     ];
@@ -230,6 +235,11 @@ describe("loading and the ready page", () => {
       "h4 Slow checkout",
       "h5 Login outage",
     ]);
+    // The services each affected, named in the locale's list; none named, no line.
+    const affected = $$(el, '[part="incident"] > p')
+      .map(text)
+      .filter((line) => line.startsWith("Affected"));
+    expect(affected).toEqual(["Affected: Checkout and Payments $&"]);
     const folded = $(el, '[part="incident"] details') as HTMLDetailsElement;
     expect(folded.open).toBe(false);
     expect(text(folded.querySelector("summary") as HTMLElement)).toBe("Updates (1)");
@@ -274,6 +284,7 @@ describe("loading and the ready page", () => {
       started_at: new Date().toISOString(),
       resolved_at: null,
       duration_minutes: null,
+      affected: [],
       updates: [],
     };
     const display = { historyDays: 7, showUptime: true, showResponseTime: true, showIncidents: false };
@@ -333,6 +344,7 @@ describe("text from the API stays text", () => {
               started_at: new Date().toISOString(),
               resolved_at: null,
               duration_minutes: null,
+              affected: [],
               updates: [{ timestamp: new Date().toISOString(), status: "investigating", message: `Message ${evil}` }],
             },
           ],
@@ -365,6 +377,7 @@ describe("what is wrong leads", () => {
     started_at: new Date(Date.now() - 20 * MINUTE).toISOString(),
     resolved_at: null,
     duration_minutes: null,
+    affected: [],
     updates: [{ timestamp: new Date().toISOString(), status: "investigating", message: "Payments fail." }],
   };
   const pastIncident: Incident = {
@@ -374,6 +387,7 @@ describe("what is wrong leads", () => {
     status: "resolved",
     resolved_at: new Date(Date.now() - 10 * MINUTE).toISOString(),
     duration_minutes: 10,
+    affected: [],
   };
   const labels = (el: PorchlightStatus, within = "") =>
     $$(el, `${within} [part="item"] > div > span:first-child`).map(text);
@@ -446,6 +460,7 @@ test("an opened past incident stays open where a refresh moves it; the one now i
     started_at: new Date(Date.now() - (10 - id) * DAY).toISOString(),
     resolved_at: new Date(Date.now() - (10 - id) * DAY + 30 * MINUTE).toISOString(),
     duration_minutes: 30,
+    affected: [],
     updates: [{ timestamp: new Date(Date.now() - (10 - id) * DAY).toISOString(), status: "resolved", message: title }],
   });
   answers(() => json(page({ incidents: [resolved(1, "First")] })));
