@@ -47,7 +47,7 @@ import { createServer, type Server } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import type { Browser, Page, Request } from "playwright-core";
+import type { Browser, BrowserContext, Page, Request } from "playwright-core";
 import { build } from "vite";
 import { createApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
@@ -312,6 +312,27 @@ function analyse(events: TraceEvent[]) {
   };
 }
 
+/** Records a Chrome trace of `page` (the categories above) until `stop`, which returns its events. */
+async function startTrace(context: BrowserContext, page: Page): Promise<{ stop: () => Promise<TraceEvent[]> }> {
+  const cdp = await context.newCDPSession(page);
+  const events: TraceEvent[] = [];
+  cdp.on("Tracing.dataCollected", (e) => {
+    for (const event of e.value as unknown as TraceEvent[]) events.push(event);
+  });
+  const complete = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
+  await cdp.send("Tracing.start", {
+    transferMode: "ReportEvents",
+    traceConfig: { includedCategories: TRACE_CATEGORIES },
+  });
+  return {
+    async stop() {
+      await cdp.send("Tracing.end");
+      await complete;
+      return events;
+    },
+  };
+}
+
 async function measure(browser: Browser, url: string, tracePath?: string): Promise<Run> {
   const context = await browser.newContext({ viewport: { width: viewportWidth, height: viewportHeight } });
   try {
@@ -328,16 +349,7 @@ async function measure(browser: Browser, url: string, tracePath?: string): Promi
         transferred.jsonEncoding = headers["content-encoding"] ?? "identity";
       }
     });
-    const cdp = await context.newCDPSession(page);
-    const events: TraceEvent[] = [];
-    cdp.on("Tracing.dataCollected", (e) => {
-      for (const event of e.value as unknown as TraceEvent[]) events.push(event);
-    });
-    const complete = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
-    await cdp.send("Tracing.start", {
-      transferMode: "ReportEvents",
-      traceConfig: { includedCategories: TRACE_CATEGORIES },
-    });
+    const trace = await startTrace(context, page);
     const done = page.waitForEvent("console", {
       predicate: (m) => m.text() === "bench:done" || m.text().startsWith("bench:error"),
       timeout: 30_000,
@@ -345,8 +357,7 @@ async function measure(browser: Browser, url: string, tracePath?: string): Promi
     await page.goto(url, { waitUntil: "commit" });
     const message = (await done).text();
     if (message !== "bench:done") throw new Error(`the element failed: ${message}`);
-    await cdp.send("Tracing.end");
-    await complete;
+    const events = await trace.stop();
     if (tracePath) writeFileSync(tracePath, JSON.stringify({ traceEvents: events }));
     const probe = (await page.evaluate("window.__bench")) as Probe;
     const timing = analyse(events);
@@ -558,16 +569,7 @@ async function longestTask(browser: Browser, url: string): Promise<{ wallMs: num
   try {
     const page = await context.newPage();
     await page.addInitScript(() => performance.mark("bench:start"));
-    const cdp = await context.newCDPSession(page);
-    const events: TraceEvent[] = [];
-    cdp.on("Tracing.dataCollected", (e) => {
-      for (const event of e.value as unknown as TraceEvent[]) events.push(event);
-    });
-    const complete = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
-    await cdp.send("Tracing.start", {
-      transferMode: "ReportEvents",
-      traceConfig: { includedCategories: TRACE_CATEGORIES },
-    });
+    const trace = await startTrace(context, page);
     await page.goto(url);
     await page.waitForFunction(
       () => {
@@ -581,8 +583,7 @@ async function longestTask(browser: Browser, url: string): Promise<{ wallMs: num
       () =>
         new Promise((resolve) => setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(resolve)), 300)),
     );
-    await cdp.send("Tracing.end");
-    await complete;
+    const events = await trace.stop();
     const start = events.find((e) => e.name === "bench:start");
     if (!start) throw new Error("the trace lacks the start mark");
     let longest: TraceEvent | undefined;

@@ -11,6 +11,7 @@ import {
 } from "../contract/status-page.ts";
 import { invalidField, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
+import type { ItemRow } from "../store/schema.ts";
 import { incidentView, incidentViews } from "../views/page-views.ts";
 import { loadWorkspacePage, PageParams, type PageResourceDeps } from "./workspace-pages.ts";
 
@@ -34,17 +35,27 @@ function givenTime(field: string, value: string, now: Date): Date {
 
 /** A status page's incidents and their updates, as its owner records them. */
 export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
-  const loadIncident = async (pageId: number, incidentId: number) => {
+  /** Refused with a 404 unless the page has this incident. */
+  const mustExist = async (pageId: number, incidentId: number) => {
+    if (!(await store.incidents.get(pageId, incidentId))) throw notFound("Incident");
+  };
+  /** The incident as its owner reads it, its affected items among the page's (`items`, when already read). */
+  const loadIncident = async (pageId: number, incidentId: number, items?: ItemRow[]) => {
     const found = await store.incidents.get(pageId, incidentId);
     if (!found) throw notFound("Incident");
-    return incidentView(found.incident, found.updates, found.links, await store.pages.listItems([pageId]));
+    return incidentView(found.incident, found.updates, found.links, items ?? (await store.pages.listItems([pageId])));
   };
-  /** The items named as affected, refused with a 400 naming items unless every one is the page's. */
+  /**
+   * The page's items, refused with a 400 naming items unless every id named is one of them; none read when none is
+   * named.
+   */
   const checkItems = async (pageId: number, ids: number[] | undefined) => {
-    if (!ids?.length) return;
-    const own = new Set((await store.pages.listItems([pageId])).map((item) => item.id));
+    if (!ids?.length) return undefined;
+    const items = await store.pages.listItems([pageId]);
+    const own = new Set(items.map((item) => item.id));
     const stranger = ids.find((id) => !own.has(id));
     if (stranger !== undefined) throw invalidField("items", `item ${stranger} is not on this status page`);
+    return items;
   };
   const now = () => clock.now().toISOString();
 
@@ -83,7 +94,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       errors: [400, 401, 403, 404, 413, 415],
       async handler({ params, body, principal }) {
         await loadWorkspacePage(store, principal, params.id);
-        await checkItems(params.id, body.items);
+        const items = await checkItems(params.id, body.items);
         const at = clock.now();
         const started = body.startedAt ? givenTime("startedAt", body.startedAt, at) : at;
         let resolved: Date | null = null;
@@ -105,7 +116,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
           body.items,
         );
         changed();
-        return envelope(201, "Incident created", await loadIncident(params.id, id));
+        return envelope(201, "Incident created", await loadIncident(params.id, id, items));
       },
     }),
     route({
@@ -125,7 +136,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       errors: [400, 401, 403, 404, 413, 415],
       async handler({ params, body, principal }) {
         await loadWorkspacePage(store, principal, params.id);
-        await loadIncident(params.id, params.incidentId);
+        await mustExist(params.id, params.incidentId);
         const posted = clock.now();
         const at = body.at === undefined ? undefined : givenTime("at", body.at, posted).toISOString();
         const update = { status: body.status, message: body.message, at };
@@ -153,11 +164,11 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       errors: [400, 401, 403, 404, 413, 415],
       async handler({ params, body, principal }) {
         await loadWorkspacePage(store, principal, params.id);
-        await loadIncident(params.id, params.incidentId);
-        await checkItems(params.id, body.items);
+        await mustExist(params.id, params.incidentId);
+        const items = await checkItems(params.id, body.items);
         await store.incidents.update(params.id, params.incidentId, body, now());
         changed();
-        return envelope(200, "Incident updated", await loadIncident(params.id, params.incidentId));
+        return envelope(200, "Incident updated", await loadIncident(params.id, params.incidentId, items));
       },
     }),
     route({
