@@ -8,6 +8,7 @@ import { BadgePages, badgeRoutes } from "./api/badges.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { embedRoutes } from "./api/embed.ts";
 import { healthRoutes } from "./api/health.ts";
+import { assetRoutes } from "./api/images.ts";
 import { incidentRoutes } from "./api/incidents.ts";
 import { itemRoutes } from "./api/items.ts";
 import { publicPageRoutes } from "./api/public-pages.ts";
@@ -21,6 +22,7 @@ import { ApiError, errorBody, forbidden, payloadTooLarge, unauthorized } from ".
 import { publicReadFastPath, siteDetailFastPath } from "./http/fast-path.ts";
 import {
   BODY_PREFIXES,
+  bodyLimitOf,
   bodyRefused,
   FastPathCounts,
   guardBody,
@@ -44,8 +46,8 @@ import { PageViews } from "./views/page-views.ts";
 import { ReadModel } from "./views/read-model.ts";
 import type { SiteRecord } from "./views/site-detail.ts";
 
-/** The largest JSON body any route accepts. */
-export const MAX_BODY_BYTES = 64 * 1024;
+/** The largest JSON body any route accepts (an image upload has a limit of its own: bodyLimitOf). */
+export { MAX_BODY_BYTES } from "./http/headers.ts";
 
 export interface AppDeps {
   store: Store;
@@ -150,23 +152,33 @@ export function createApp({
   ]) {
     app.use(path, anonCors);
   }
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw payloadTooLarge(MAX_BODY_BYTES);
-    },
-  });
+  const limiters = new Map<number, ReturnType<typeof bodyLimit>>();
+  const limitBody = (maxSize: number) => {
+    let limiter = limiters.get(maxSize);
+    if (!limiter) {
+      limiter = bodyLimit({
+        maxSize,
+        onError: () => {
+          throw payloadTooLarge(maxSize);
+        },
+      });
+      limiters.set(maxSize, limiter);
+    }
+    return limiter;
+  };
   // Only where a body can arrive: the limiter reads req.body, which would cost every GET a full Request object.
   // Under node:http, guardBody (listener) has already refused what is too large; app.request() meets this alone.
   for (const prefix of BODY_PREFIXES) {
     app.use(`${prefix}*`, (c, next) => {
       if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return next();
-      if (bodyRefused(c)) throw payloadTooLarge(MAX_BODY_BYTES);
-      return limitBody(c, next);
+      const max = bodyLimitOf(c.req.path);
+      if (bodyRefused(c)) throw payloadTooLarge(max);
+      return limitBody(max)(c, next);
     });
   }
 
   embedRoutes(app, embedDir);
+  assetRoutes(app, store);
   docsRoutes(app, { publicUrl: config.publicUrl });
   metricsRoute(app, { metrics, token: config.metricsToken });
 
@@ -238,7 +250,7 @@ export function createApp({
   const fastPath = (req: IncomingMessage, res: ServerResponse) => fastPaths.some((serve) => serve(req, res));
   const appListener = getRequestListener(app.fetch);
   const listener = (req: IncomingMessage, res: ServerResponse) => {
-    if (!fastPath(req, res)) guardBody(req, res, MAX_BODY_BYTES, () => void appListener(req, res));
+    if (!fastPath(req, res)) guardBody(req, res, bodyLimitOf, () => void appListener(req, res));
   };
   /**
    * What the engine calls after writing: the sites' records rebuild on their next read; status pages rebuild at

@@ -7,9 +7,16 @@
 import { z } from "zod";
 import type { PageData } from "../components/porchlight-status/porchlight-page.ts";
 import { loadConfig } from "../server/config.ts";
-import { PublicStatusPage, StatusPage, type Visibility, VisibilityInput } from "../server/contract/status-page.ts";
+import {
+  IMAGE_TYPES,
+  MAX_IMAGE_BYTES,
+  PublicStatusPage,
+  StatusPage,
+  type Visibility,
+  VisibilityInput,
+} from "../server/contract/status-page.ts";
 import { promptData } from "../server/pages/render.ts";
-import { readStaticPages } from "../server/views/static-site.ts";
+import { readStaticPages, type StaticImage, uploadedImages } from "../server/views/static-site.ts";
 import { loadSiteConfig } from "./config.ts";
 
 export interface SitePage {
@@ -25,7 +32,12 @@ export interface SiteData {
   at: number;
   /** The API the pages refresh from in the browser. */
   apiBase: string;
+  /** The uploaded images the public pages show, each once: the build writes them under its base, at their paths. */
+  images: StaticImage[];
 }
+
+/** Each image once, by its path (two pages may show one logo). */
+const distinct = (images: StaticImage[]) => [...new Map(images.map((image) => [image.path, image])).values()];
 
 /** The contract's check, with a message that names the page and the field. */
 export function checkPage(slug: string, json: unknown): PublicStatusPage {
@@ -41,14 +53,23 @@ async function fromStore(env: NodeJS.ProcessEnv): Promise<SiteData> {
   // Every public page in one bulk read (a fixed number of queries), the protected ones by name only.
   const now = new Date();
   const pages: SitePage[] = [];
-  for (const { slug, visibility, view } of await readStaticPages(
+  const images: StaticImage[] = [];
+  for (const { slug, visibility, view, images: shown } of await readStaticPages(
     { dataDir: config.dataDir, databaseUrl: config.databaseUrl },
     now,
   )) {
     if (visibility !== "public") pages.push({ slug, visibility, data: promptData(visibility) });
-    else if (view) pages.push({ slug, visibility, data: checkPage(slug, view) });
+    else if (view) {
+      pages.push({ slug, visibility, data: checkPage(slug, view) });
+      images.push(...(shown ?? []));
+    }
   }
-  return { pages, at: now.getTime(), apiBase: loadSiteConfig(env).siteApiUrl ?? config.publicUrl };
+  return {
+    pages,
+    at: now.getTime(),
+    apiBase: loadSiteConfig(env).siteApiUrl ?? config.publicUrl,
+    images: distinct(images),
+  };
 }
 
 const ListAnswer = z.object({
@@ -90,7 +111,20 @@ async function fromApi(apiUrl: string, env: NodeJS.ProcessEnv): Promise<SiteData
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
-  return { pages, at: Date.now(), apiBase: loadSiteConfig(env).siteApiUrl ?? base };
+  // The uploaded images the public pages show, from the server that stores them.
+  const paths = new Set(pages.flatMap((page) => ("items" in page.data ? uploadedImages(page.data) : [])));
+  const images: StaticImage[] = [];
+  for (const path of paths) {
+    const response = await fetch(`${base}${path}`);
+    const contentType = response.headers.get("content-type") ?? "";
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (!response.ok) throw new Error(`GET ${path}: the API answered ${response.status}`);
+    if (!Object.values(IMAGE_TYPES).includes(contentType as never) || bytes.length > MAX_IMAGE_BYTES) {
+      throw new Error(`GET ${path}: not an image a page may show (${contentType}, ${bytes.length} bytes)`);
+    }
+    images.push({ path, contentType, bytes });
+  }
+  return { pages, at: Date.now(), apiBase: loadSiteConfig(env).siteApiUrl ?? base, images };
 }
 
 /** Every page's data, from the API or the store as the environment says. */

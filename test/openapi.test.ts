@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createConfig, lintFromString, type NormalizedProblem } from "@redocly/openapi-core";
 import { beforeAll, describe, expect, test, vi } from "vitest";
+import { IMAGE_TYPES } from "../server/contract/status-page.ts";
 import type { Route } from "../server/http/route.ts";
 import type { Store } from "../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, useStore } from "./helpers.ts";
@@ -53,7 +54,11 @@ const LINT_CONFIG = {
         "5XX": ["X-Request-Id"],
       },
     },
-    "request-mime-type": { severity: "error", allowedValues: ["application/json"] },
+    // JSON, and the images a page's logo and favicon upload takes.
+    "request-mime-type": {
+      severity: "error",
+      allowedValues: ["application/json", ...Object.values(IMAGE_TYPES)],
+    },
     // JSON, and the status badges' SVG images.
     "response-mime-type": { severity: "error", allowedValues: ["application/json", "image/svg+xml"] },
   },

@@ -26,7 +26,13 @@ describeStores("store", (kind) => {
       .selectFrom("kysely_migration" as never)
       .select(sql<string>`name`.as("name"))
       .execute();
-    expect(applied.map((r) => r.name)).toEqual(["0001_foundation", "0002_engine", "0003_anon", "0004_incident_items"]);
+    expect(applied.map((r) => r.name)).toEqual([
+      "0001_foundation",
+      "0002_engine",
+      "0003_anon",
+      "0004_incident_items",
+      "0005_page_images",
+    ]);
     await again.close();
   });
 
@@ -83,6 +89,8 @@ describeStores("store", (kind) => {
         theme: "{}",
         display: "{}",
         custom_domain: null,
+        logo: null,
+        favicon: null,
         created_at: now,
         updated_at: now,
       }),

@@ -4,6 +4,21 @@ import type { Problem } from "./client.ts";
 import { ENGLISH, MESSAGES } from "./messages.ts";
 import { PorchlightStatus } from "./porchlight-status.ts";
 
+/** The default favicon's colour by overall status: the banner's, as its light theme draws it. */
+const ICON_COLOURS: Record<string, string> = {
+  operational: "1a7f37",
+  degraded: "8a5300",
+  partial: "8a5300",
+  major: "c4232d",
+};
+
+/**
+ * A page's favicon when its owner gave none: a disc in the colour of its overall status (grey when unknown or
+ * protected), so a tab tells the status too. A data: address, so it costs no request.
+ */
+export const statusIcon = (status: string) =>
+  `data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><circle cx='8' cy='8' r='7' fill='%23${ICON_COLOURS[status] ?? "59636e"}'/></svg>`;
+
 /** What a prerendered page hands its element: the API's answer for the page (a page, or an error's kind). */
 export type PageData = PublicStatusPage | { error: Problem };
 
@@ -38,6 +53,15 @@ export class PorchlightPage extends PorchlightStatus {
 
   /** Server-rendered markup (declarative shadow DOM) was here before the element took it over. */
   #hydrating = false;
+
+  constructor() {
+    super();
+    // The tab's status disc (the default favicon, data-status) follows the page: the server drew the status it had.
+    this.addEventListener("porchlight-load", (event) => {
+      const icon = document.querySelector<HTMLLinkElement>("link[rel=icon][data-status]");
+      if (icon) icon.href = statusIcon(event.detail.status);
+    });
+  }
 
   override connectedCallback(): void {
     this.#hydrating ||= !this.hasUpdated && !!this.shadowRoot;

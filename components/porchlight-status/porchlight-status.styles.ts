@@ -48,20 +48,37 @@ export const styles = css`
     position: relative;
     container-type: inline-size;
   }
+  /*
+   * The type scale, in steps of 1.2 from the 15 px body: 13 px for what is secondary (every p: descriptions, figures,
+   * dates, and the tooltip), 15 px for what is read (service names, incident titles, messages), 18 px for sections,
+   * the banner and a message's heading (a sentence, so it fits a phone's width on two lines), 24 px for the page's name.
+   */
+  h2 {
+    font-size: 1.6em;
+  }
+  h3,
+  [part="banner"],
+  div h2,
+  form h2 {
+    font-size: 1.2em;
+  }
   h3 {
     margin-top: 1em;
   }
-  /* A message's heading is a sentence: smaller than a page's name, so it fits a phone's width on two lines. */
-  div h2,
-  form h2 {
-    font-size: 1.25em;
+  p,
+  .tip,
+  section > h4 {
+    font-size: 0.87em;
+  }
+  h5,
+  li li p {
+    font-size: 1em;
   }
   :focus-visible {
     outline: 2px solid var(--_link);
   }
   p {
     color: var(--_muted);
-    font-size: 0.9em;
     overflow-wrap: anywhere;
   }
   [data-mark]::before {
@@ -97,7 +114,6 @@ export const styles = css`
     padding: 0.75em 1em;
     border-radius: 6px;
     font-weight: 600;
-    font-size: 1.1em;
     background: var(--_c);
   }
   [part="banner"] *,
@@ -182,7 +198,6 @@ export const styles = css`
   .axis {
     display: flex;
     justify-content: space-between;
-    font-size: 0.8em;
   }
   .short {
     display: none;
@@ -203,7 +218,6 @@ export const styles = css`
     position: absolute;
     white-space: nowrap;
     padding: 0.25em 0.5em;
-    font-size: 0.85em;
     color: var(--_bg);
     background: var(--_fg);
   }
@@ -216,22 +230,15 @@ export const styles = css`
     padding: 0 0.5em;
     margin-inline-end: 0.4em;
     border-radius: 1em;
-    font-size: 0.85em;
     color: var(--_on);
     background: var(--_c);
   }
   li li p {
     color: var(--_fg);
-    font-size: 1em;
   }
-  /* A past incident's title reads as large as an active one's. */
-  h5 {
-    font-size: 1em;
-  }
-  /* A day's heading over its past incidents. */
+  /* A day's heading over its past incidents (a past incident's title, an h5, reads as large as an active one's). */
   section > h4 {
     margin-top: 0.75em;
-    font-size: 0.9em;
     color: var(--_muted);
   }
   [part="incident"] ol {

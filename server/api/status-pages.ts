@@ -4,6 +4,9 @@ import { type Plan, STATUS_PAGE_LIMITS } from "../contract/account.ts";
 import { Envelope, envelope, PageQuery, Pagination } from "../contract/common.ts";
 import {
   DisplayOptions,
+  IMAGE_TYPES,
+  MAX_IMAGE_BYTES,
+  MAX_IMAGE_PIXELS,
   StatusPage,
   StatusPageCreate,
   StatusPageDelete,
@@ -14,7 +17,8 @@ import { badRequest, conflict, invalidField, limitReached, notFound } from "../h
 import { route } from "../http/route.ts";
 import { isUniqueViolation } from "../store/connection.ts";
 import type { ItemRow, PageRow } from "../store/schema.ts";
-import { storedVisibility, visibilityOf } from "../store/status-pages.ts";
+import { IMAGE_KINDS, storedVisibility, visibilityOf } from "../store/status-pages.ts";
+import { checkImage } from "./images.ts";
 import { itemView } from "./items.ts";
 import { loadWorkspacePage, PageParams, type PageResourceDeps } from "./workspace-pages.ts";
 
@@ -45,6 +49,8 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
     theme: Theme.parse(JSON.parse(row.theme)),
     display: DisplayOptions.parse(JSON.parse(row.display)),
     customDomain: row.custom_domain,
+    logo: row.logo,
+    favicon: row.favicon,
     url: `${publicUrl}/${row.slug}`,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -125,6 +131,8 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
               theme: JSON.stringify(body.theme),
               display: JSON.stringify(body.display),
               custom_domain: body.customDomain,
+              logo: body.logo,
+              favicon: body.favicon,
               created_at: at,
               updated_at: at,
             });
@@ -155,7 +163,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
       operationId: "updateStatusPage",
       summary: "Change a status page",
       description:
-        "theme and display are merged field by field. Setting visibility to password-protected (or its alias password) needs a password unless the page has one; leaving password-protected visibility erases the stored hash.",
+        "theme and display are merged field by field. logo and favicon take an https:// address (replacing an uploaded image) or null. Setting visibility to password-protected (or its alias password) needs a password unless the page has one; leaving password-protected visibility erases the stored hash.",
       tag: "Status pages",
       access: "token",
       permission: "status_pages:write",
@@ -183,6 +191,8 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
         if (body.description !== undefined) changes.description = body.description;
         if (body.visibility !== undefined) changes.visibility = storedVisibility(body.visibility);
         if (body.customDomain !== undefined) changes.custom_domain = body.customDomain;
+        if (body.logo !== undefined) changes.logo = body.logo;
+        if (body.favicon !== undefined) changes.favicon = body.favicon;
         if (body.theme) changes.theme = JSON.stringify({ ...JSON.parse(current.theme), ...body.theme });
         if (body.display) changes.display = JSON.stringify({ ...JSON.parse(current.display), ...body.display });
         const row = await store.pages.update(p.workspaceId, params.id, changes).catch(onUnique);
@@ -221,5 +231,51 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
         return envelope(200, "Status page deleted", { id: params.id });
       },
     }),
+    ...IMAGE_KINDS.flatMap((kind) => [
+      route({
+        method: "put",
+        path: `/public/v1/status-pages/{id}/${kind}`,
+        operationId: kind === "logo" ? "uploadStatusPageLogo" : "uploadStatusPageFavicon",
+        summary: `Upload the status page's ${kind}`,
+        description:
+          `The body is the image's bytes, its type in Content-Type: PNG, JPEG, GIF, WebP, ICO (at most ${MAX_IMAGE_PIXELS} x ${MAX_IMAGE_PIXELS} pixels) or SVG (UTF-8, no DOCTYPE), at most ${MAX_IMAGE_BYTES} bytes. ` +
+          `The server stores it and serves it at /assets/<sha-256>.<ext>, cached for a year, an SVG with a Content-Security-Policy that forbids script; the page's ${kind} becomes that path, replacing an address or an earlier upload. ` +
+          "A body that is not such an image answers 400, another Content-Type 415, a larger body 413; the page is then unchanged.",
+        tag: "Status pages",
+        access: "token",
+        permission: "status_pages:write",
+        params: PageParams,
+        upload: { types: Object.values(IMAGE_TYPES), description: `The ${kind}'s bytes` },
+        response: { status: 200, description: `The page with its new ${kind}`, schema: Envelope(StatusPage) },
+        errors: [400, 401, 403, 404, 413, 415],
+        async handler({ params, principal: p, c }) {
+          await loadWorkspacePage(store, p, params.id);
+          const image = checkImage(c.req.header("content-type"), new Uint8Array(await c.req.arrayBuffer()));
+          const row = await store.pages.setImage(p.workspaceId, params.id, kind, image, now());
+          if (!row) throw notFound("Status page");
+          changed();
+          return envelope(200, `Status page ${kind} uploaded`, await withItems(row));
+        },
+      }),
+      route({
+        method: "delete",
+        path: `/public/v1/status-pages/{id}/${kind}`,
+        operationId: kind === "logo" ? "deleteStatusPageLogo" : "deleteStatusPageFavicon",
+        summary: `Remove the status page's ${kind}`,
+        description: `Uploaded or an address: the page has no ${kind} afterwards (PATCH with ${kind}: null does the same).`,
+        tag: "Status pages",
+        access: "token",
+        permission: "status_pages:write",
+        params: PageParams,
+        response: { status: 200, description: `The page without a ${kind}`, schema: Envelope(StatusPage) },
+        errors: [401, 403, 404],
+        async handler({ params, principal: p }) {
+          const row = await store.pages.setImage(p.workspaceId, params.id, kind, null, now());
+          if (!row) throw notFound("Status page");
+          changed();
+          return envelope(200, `Status page ${kind} removed`, await withItems(row));
+        },
+      }),
+    ]),
   ];
 }

@@ -81,6 +81,44 @@ export const CustomDomain = z
   )
   .meta({ example: "status.example.com" });
 
+/** The image types a page's logo and favicon may be, by the extension their address ends with. */
+export const IMAGE_TYPES = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  svg: "image/svg+xml",
+  ico: "image/x-icon",
+} as const;
+export type ImageExtension = keyof typeof IMAGE_TYPES;
+/** The largest logo or favicon the server stores, in bytes. */
+export const MAX_IMAGE_BYTES = 512 * 1024;
+/** The widest and tallest raster image the server stores, in pixels: no decompression bomb reaches a visitor. */
+export const MAX_IMAGE_PIXELS = 4096;
+/** Where the server serves an uploaded image: the SHA-256 of its bytes, so an address never changes what it shows. */
+export const IMAGE_PATH = /^\/assets\/[0-9a-f]{64}\.(?:png|jpg|gif|webp|svg|ico)$/;
+
+/** An image on the web by its address: https only, no credentials, for a logo or favicon the owner hosts. */
+export const ImageUrl = z
+  .url({ protocol: /^https$/, error: "must be an https:// address of an image" })
+  .max(2048)
+  // Zod runs this even after the checks above failed: an address that does not parse is theirs to name.
+  .refine((url) => {
+    if (!URL.canParse(url)) return true;
+    const parsed = new URL(url);
+    return parsed.username === "" && parsed.password === "";
+  }, "must not carry a user name or password")
+  .meta({ example: "https://example.com/logo.png" });
+
+const imageField = (what: string) =>
+  z
+    .string()
+    .nullable()
+    .default(null)
+    .meta({
+      description: `The page's ${what}: an https:// address the owner set, or a path on this server (/assets/<sha-256>.<ext>) for an image uploaded with PUT /public/v1/status-pages/{id}/${what}; null without one.`,
+    });
+
 export const Theme = z
   .strictObject({
     mode: z.enum(["auto", "light", "dark"]).default("auto"),
@@ -129,6 +167,12 @@ export const StatusPageCreate = z
     theme: Theme.default(DEFAULT_THEME),
     display: DisplayOptions.default(DEFAULT_DISPLAY),
     customDomain: CustomDomain.nullable().default(null),
+    logo: ImageUrl.nullable()
+      .default(null)
+      .meta({ description: "An https:// address of the page's logo; or upload one (PUT …/logo)" }),
+    favicon: ImageUrl.nullable()
+      .default(null)
+      .meta({ description: "An https:// address of the page's favicon; or upload one (PUT …/favicon)" }),
   })
   .refine((p) => p.visibility !== "password-protected" || p.password !== undefined, passwordRule)
   .refine((p) => p.visibility === "password-protected" || p.password === undefined, {
@@ -149,6 +193,12 @@ export const StatusPagePatch = z
     theme: Theme.partial().optional(),
     display: DisplayOptions.partial().optional(),
     customDomain: CustomDomain.nullable().optional(),
+    logo: ImageUrl.nullable()
+      .optional()
+      .meta({ description: "An https:// address, replacing an uploaded logo; null removes the logo" }),
+    favicon: ImageUrl.nullable()
+      .optional()
+      .meta({ description: "An https:// address, replacing an uploaded favicon; null removes the favicon" }),
   })
   .meta({ id: "StatusPagePatch" });
 export type StatusPagePatch = z.infer<typeof StatusPagePatch>;
@@ -210,6 +260,8 @@ export const StatusPage = z
     theme: Theme,
     display: DisplayOptions,
     customDomain: z.string().nullable(),
+    logo: imageField("logo"),
+    favicon: imageField("favicon"),
     url: z.string().meta({ description: "Where visitors find the page" }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -337,6 +389,8 @@ export const PublicStatusPage = z
     description: z.string(),
     visibility: Visibility,
     custom_domain: z.string().nullable(),
+    logo: imageField("logo"),
+    favicon: imageField("favicon"),
     theme: Theme,
     display: DisplayOptions,
     items: z.array(PublicItem),

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
+import { MAX_IMAGE_BYTES } from "../contract/status-page.ts";
 import type { Logger } from "../log.ts";
 
 /**
@@ -73,6 +74,16 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
 /** Where request bodies are read (and limited): the API's routes. Hono patterns are these followed by `*`. */
 export const BODY_PREFIXES = ["/public/v1/", "/public/anon/"] as const;
 
+/** The most bytes a request body may have, but for an image upload's. */
+export const MAX_BODY_BYTES = 64 * 1024;
+/** A status page's logo or favicon upload: the one body larger than MAX_BODY_BYTES. */
+const IMAGE_UPLOAD = /^\/public\/v1\/status-pages\/[^/]+\/(?:logo|favicon)$/;
+
+/** The most bytes a request body to `path` may have. */
+export function bodyLimitOf(path: string): number {
+  return IMAGE_UPLOAD.test(path) ? MAX_IMAGE_BYTES : MAX_BODY_BYTES;
+}
+
 /** Read and thrown away after a body is refused, at most, before the connection is closed regardless. */
 export const DISCARD_BYTES = 8 * 1024 * 1024;
 export const DISCARD_MS = 5000;
@@ -93,7 +104,12 @@ export function bodyRefused(c: Context): boolean {
  * rest of the body has been read and thrown away (at most DISCARD_BYTES or DISCARD_MS): a socket closed on unread
  * bytes is reset, and a reset can destroy the answer before the client reads it.
  */
-export function guardBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, next: () => void): void {
+export function guardBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limitOf: (path: string) => number,
+  next: () => void,
+): void {
   const method = req.method;
   const path = targetPath(req.url ?? "");
   const bodyless = method === "GET" || method === "HEAD" || method === "OPTIONS";
@@ -101,6 +117,7 @@ export function guardBody(req: IncomingMessage, res: ServerResponse, maxBytes: n
     next();
     return;
   }
+  const maxBytes = limitOf(path);
   if (req.headers["transfer-encoding"] === undefined) {
     // Beyond the limit as declared: refused before a byte of it is read.
     if (Number(req.headers["content-length"] ?? 0) > maxBytes) refuse(req, res);

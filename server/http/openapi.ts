@@ -181,7 +181,17 @@ export function openApiDocument(routes: Route[], publicUrl: string): Json {
               content: { "application/json": { schema: components.convert(r.body, "input") } },
             },
           }
-        : {}),
+        : r.upload
+          ? {
+              requestBody: {
+                required: true,
+                description: r.upload.description,
+                content: Object.fromEntries(
+                  r.upload.types.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]),
+                ),
+              },
+            }
+          : {}),
       responses: responses(components, r),
       security:
         r.access === "token"

@@ -54,7 +54,7 @@ export interface Route<
   R extends z.ZodType = z.ZodType,
   A extends Access = Access,
 > {
-  method: "get" | "post" | "patch" | "delete";
+  method: "get" | "post" | "put" | "patch" | "delete";
   /** OpenAPI style: `/public/v1/site/{siteId}`. */
   path: string;
   operationId: string;
@@ -68,6 +68,8 @@ export interface Route<
   params?: P;
   query?: Q;
   body?: B;
+  /** A body of bytes instead of JSON (the handler reads it), for the OpenAPI document: its media types. */
+  upload?: { types: string[]; description: string };
   response: {
     status: number;
     description: string;

@@ -9,7 +9,7 @@ import type { ThunkedRenderResult } from "@lit-labs/ssr/lib/render-result.js";
 import { html, nothing } from "lit";
 import { TABLES } from "../../components/porchlight-status/languages.ts";
 import { MESSAGES, messagesFor } from "../../components/porchlight-status/messages.ts";
-import { type PageData, PorchlightPage } from "../../components/porchlight-status/porchlight-page.ts";
+import { type PageData, PorchlightPage, statusIcon } from "../../components/porchlight-status/porchlight-page.ts";
 import { overallStatus } from "../contract/status.ts";
 import type { Visibility } from "../contract/status-page.ts";
 import { escapeHtml, minifyCss } from "../html.ts";
@@ -104,6 +104,7 @@ main{max-width:56rem;margin:0 auto;padding:1rem}porchlight-status{display:block;
 footer{max-width:56rem;margin:0 auto;padding:0 1rem 2rem;font-size:.875rem;color:light-dark(#59636e,#9198a1)}
 footer a{color:inherit;text-underline-offset:2px}footer a:hover{color:light-dark(#1f2328,#e6edf3)}
 .vh{position:absolute;clip-path:inset(50%);width:1px;height:1px;overflow:hidden}
+.logo{margin:0 0 1rem;line-height:0}.logo img{height:48px;width:auto;max-width:100%;object-fit:contain}
 .embed main{max-width:none;padding:0}.transparent body{background:transparent}
 .transparent porchlight-status::part(base){background:transparent;border:0;padding:0}`;
 
@@ -128,6 +129,11 @@ export function renderDocument(doc: PageDocument): string {
   const mode = "items" in doc.data ? doc.data.theme.mode : "auto";
   const theme = mode === "auto" ? (doc.embed ? "light" : "") : mode;
   const { title, description } = pageSummary(doc.data);
+  const page = "items" in doc.data ? doc.data : null;
+  // An uploaded image's path is the server's (/assets/…), which a static build copies under its base.
+  const image = (src: string | null | undefined) => (src?.startsWith("/") ? doc.base + src.slice(1) : src);
+  const logo = doc.embed ? null : image(page?.logo);
+  const favicon = image(page?.favicon);
   const element = collect(
     renderThunked(
       html`<porchlight-status slug=${doc.slug} locale=${doc.locale} api-base=${doc.apiBase || nothing} theme=${theme || nothing}
@@ -157,8 +163,11 @@ export function renderDocument(doc: PageDocument): string {
   const head = [
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    // No icon file: without this line every visit would ask for /favicon.ico.
-    '<link rel="icon" href="data:,">',
+    // The owner's, else a disc in the status's colour (the page script keeps it current): never a request for
+    // /favicon.ico.
+    favicon
+      ? `<link rel="icon" href="${e(favicon)}">`
+      : `<link rel="icon" href="${e(statusIcon(page ? overallStatus(page.items) : ""))}" data-status>`,
     doc.cspMeta ? `<meta http-equiv="Content-Security-Policy" content="${e(doc.cspMeta)}">` : "",
     `<title>${e(title)}</title>`,
     `<meta name="description" content="${e(description)}">`,
@@ -180,7 +189,11 @@ export function renderDocument(doc: PageDocument): string {
     ? ` · <a href="${e(here)}feed.xml">RSS</a> · <a href="${e(here)}atom.xml">Atom</a> · <a href="${e(here)}status.json">JSON</a>`
     : "";
   const note = "error" in doc.data && doc.data.error === "password_required" ? noScriptNote(doc.locale) : "";
-  const content = `<main><h1 class="vh">${e(title)}</h1>${note}${withData}</main>`;
+  // With a logo, it is the page's heading (its text the title); without, the heading is there for readers only.
+  const heading = logo
+    ? `<h1 class="logo"><img src="${e(logo)}" alt="${e(title)}"></h1>`
+    : `<h1 class="vh">${e(title)}</h1>`;
+  const content = `<main>${heading}${note}${withData}</main>`;
   const body = doc.embed ? content : `${content}<footer>Powered by Porchlight${feeds}</footer>`;
   const lang = e(doc.locale.split("-")[0] || "en");
   return `<!doctype html>\n<html lang="${lang}"${classes ? ` class="${classes}"` : ""}><head>${head.join("")}</head><body>${body}</body></html>\n`;

@@ -10,7 +10,8 @@ export function pageCsp(apiOrigin: string | null, frameAncestors: string | null)
     // attribute: styles cannot run code.
     "style-src 'self' 'unsafe-inline'",
     `connect-src 'self'${apiOrigin ? ` ${apiOrigin}` : ""}`,
-    "img-src 'self' data:",
+    // A page's logo and favicon may be its owner's address on any https host.
+    "img-src 'self' data: https:",
     "base-uri 'none'",
     "form-action 'none'",
     ...(frameAncestors ? [`frame-ancestors ${frameAncestors}`] : []),

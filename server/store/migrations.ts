@@ -290,6 +290,25 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex("incident_items_item").on("incident_items").column("item_id").execute();
       }),
     },
+    "0005_page_images": {
+      up: atomically(dialect, async (db) => {
+        // A page's logo and favicon: an https address its owner gave, or the path of an uploaded image
+        // (/assets/<sha-256>.<ext>) whose bytes are in page_images, one row per page and kind, gone with the page.
+        await db.schema.alterTable("status_pages").addColumn("logo", "text").execute();
+        await db.schema.alterTable("status_pages").addColumn("favicon", "text").execute();
+        await db.schema
+          .createTable("page_images")
+          .addColumn("page_id", "integer", (c) => c.notNull().references("status_pages.id").onDelete("cascade"))
+          .addColumn("kind", "text", (c) => c.notNull())
+          .addColumn("hash", "text", (c) => c.notNull())
+          .addColumn("content_type", "text", (c) => c.notNull())
+          .addColumn("bytes", dialect === "postgres" ? "bytea" : "blob", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addPrimaryKeyConstraint("page_images_pk", ["page_id", "kind"])
+          .execute();
+        await db.schema.createIndex("page_images_hash").on("page_images").column("hash").execute();
+      }),
+    },
   };
 }
 

@@ -100,8 +100,20 @@ export interface Database {
     theme: string;
     display: string;
     custom_domain: string | null;
+    /** An https address, or the path of an uploaded image in page_images. */
+    logo: string | null;
+    favicon: string | null;
     created_at: string;
     updated_at: string;
+  };
+  /** A page's uploaded logo or favicon (kind), served by its hash at /assets/<hash>.<ext>. */
+  page_images: {
+    page_id: number;
+    kind: string;
+    hash: string;
+    content_type: string;
+    bytes: Uint8Array;
+    created_at: string;
   };
   status_page_items: {
     id: Generated<number>;

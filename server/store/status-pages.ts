@@ -23,6 +23,10 @@ export function visibilityOf(stored: string): Visibility {
   throw new Error(`status page visibility ${JSON.stringify(stored)} is not one Porchlight writes`);
 }
 
+/** A page's two images. */
+export const IMAGE_KINDS = ["logo", "favicon"] as const;
+export type ImageKind = (typeof IMAGE_KINDS)[number];
+
 /** A status page item that shows a site: where an automatic incident opens. */
 export interface ShowingItem {
   page_id: number;
@@ -70,13 +74,74 @@ export class PageQueries extends Queries {
     return trx.insertInto("status_pages").values(row).returningAll().executeTakeFirstOrThrow();
   }
 
+  /**
+   * Changes a page. A new logo or favicon (an address, or null) replaces an uploaded one: its bytes go in the same
+   * transaction.
+   */
   async update(workspaceId: string, id: number, changes: Partial<PageRow>): Promise<PageRow | undefined> {
+    const write = (trx: Kysely<Database>) =>
+      trx
+        .updateTable("status_pages")
+        .set(changes)
+        .where("id", "=", id)
+        .where("workspace_id", "=", workspaceId)
+        .returningAll()
+        .executeTakeFirst();
+    const replaced = IMAGE_KINDS.filter((kind) => changes[kind] !== undefined);
+    if (replaced.length === 0) return write(this.db);
+    return this.transaction(async (trx) => {
+      const row = await write(trx);
+      if (row) await trx.deleteFrom("page_images").where("page_id", "=", id).where("kind", "in", replaced).execute();
+      return row;
+    });
+  }
+
+  /**
+   * Sets a page's logo or favicon to an uploaded image (its bytes stored under its hash, its path on the page), or
+   * with null removes it, whatever it was: one transaction. Undefined when the workspace has no such page.
+   */
+  async setImage(
+    workspaceId: string,
+    id: number,
+    kind: ImageKind,
+    image: { path: string; hash: string; contentType: string; bytes: Uint8Array } | null,
+    now: string,
+  ): Promise<PageRow | undefined> {
+    return this.transaction(async (trx) => {
+      const row = await trx
+        .updateTable("status_pages")
+        .set({ [kind]: image?.path ?? null, updated_at: now })
+        .where("id", "=", id)
+        .where("workspace_id", "=", workspaceId)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return undefined;
+      await trx.deleteFrom("page_images").where("page_id", "=", id).where("kind", "=", kind).execute();
+      if (image) {
+        await trx
+          .insertInto("page_images")
+          .values({
+            page_id: id,
+            kind,
+            hash: image.hash,
+            content_type: image.contentType,
+            // better-sqlite3 binds a Buffer as a blob, not any Uint8Array.
+            bytes: Buffer.from(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength),
+            created_at: now,
+          })
+          .execute();
+      }
+      return row;
+    });
+  }
+
+  /** An uploaded image by its hash, whichever page holds it. */
+  async image(hash: string): Promise<{ content_type: string; bytes: Uint8Array } | undefined> {
     return this.db
-      .updateTable("status_pages")
-      .set(changes)
-      .where("id", "=", id)
-      .where("workspace_id", "=", workspaceId)
-      .returningAll()
+      .selectFrom("page_images")
+      .select(["content_type", "bytes"])
+      .where("hash", "=", hash)
+      .limit(1)
       .executeTakeFirst();
   }
 

@@ -189,6 +189,8 @@ export function publicView(page: PageRow, data: ViewData, now: Date): PublicStat
     description: page.description,
     visibility: visibilityOf(page.visibility),
     custom_domain: page.custom_domain,
+    logo: page.logo,
+    favicon: page.favicon,
     theme: Theme.parse(JSON.parse(page.theme)),
     display,
     items,

@@ -1,8 +1,16 @@
 import { utcDayBefore } from "../clock.ts";
-import { MAX_HISTORY_DAYS, type PublicStatusPage, type Visibility } from "../contract/status-page.ts";
+import { IMAGE_PATH, MAX_HISTORY_DAYS, type PublicStatusPage, type Visibility } from "../contract/status-page.ts";
 import { visibilityOf } from "../store/status-pages.ts";
 import { openStore, type StoreOptions } from "../store/store.ts";
 import { PUBLIC_INCIDENT_LIMIT, publicViews } from "./page-views.ts";
+
+/** An uploaded image a public page shows, which the build copies to its path (under the site's base). */
+export interface StaticImage {
+  /** /assets/<sha-256>.<ext>, as the view names it. */
+  path: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
 
 /** A page as the static build sees it: a public page with its view, a protected one by name only. */
 export interface StaticPage {
@@ -10,7 +18,13 @@ export interface StaticPage {
   visibility: Visibility;
   /** A public page's view, as the API would answer it; undefined for protected pages. */
   view?: PublicStatusPage;
+  /** The uploaded images a public page's view names (its logo, its favicon). */
+  images?: StaticImage[];
 }
+
+/** The paths of the uploaded images a view names. */
+export const uploadedImages = (view: PublicStatusPage): string[] =>
+  [view.logo, view.favicon].filter((src): src is string => !!src && IMAGE_PATH.test(src));
 
 /**
  * Every page the static build knows of, read from the store named by `options` and closed again: every public
@@ -21,11 +35,22 @@ export async function readStaticPages(options: StoreOptions, now: Date): Promise
   try {
     const bulk = await store.views.publicPagesViewData(utcDayBefore(now, MAX_HISTORY_DAYS - 1), PUBLIC_INCIDENT_LIMIT);
     const views = new Map(publicViews(bulk, now).map(({ page, view }) => [page.slug, view]));
-    return (await store.views.pageSlugs()).map((row) => {
+    const pages: StaticPage[] = [];
+    for (const row of await store.views.pageSlugs()) {
       const visibility = visibilityOf(row.visibility);
       const view = visibility === "public" ? views.get(row.slug) : undefined;
-      return view ? { slug: row.slug, visibility, view } : { slug: row.slug, visibility };
-    });
+      if (!view) {
+        pages.push({ slug: row.slug, visibility });
+        continue;
+      }
+      const images: StaticImage[] = [];
+      for (const path of uploadedImages(view)) {
+        const image = await store.pages.image(path.slice("/assets/".length, path.lastIndexOf(".")));
+        if (image) images.push({ path, contentType: image.content_type, bytes: image.bytes });
+      }
+      pages.push({ slug: row.slug, visibility, view, images });
+    }
+    return pages;
   } finally {
     await store.close();
   }

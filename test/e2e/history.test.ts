@@ -46,6 +46,8 @@ const base = (items: PublicItem[], incidents: PublicStatusPage["incidents"] = []
   description: "Everything Acme runs.",
   visibility: "public",
   custom_domain: null,
+  logo: null,
+  favicon: null,
   theme: { mode: "auto", accentColor: "#2563eb" },
   display: { historyDays: 90, showUptime: true, showResponseTime: true, showIncidents: true },
   items,

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { svgLogo } from "../support/images.ts";
 import { listen } from "../support/listen.ts";
 
 const ARTIFACTS = "test-artifacts";
@@ -85,6 +86,13 @@ describeBrowser("an outage leads the page, in Chromium", () => {
       message: "Payments fail for every customer. We are working on it.",
       startedAt: new Date(now.getTime() - 25 * 60_000).toISOString(),
     });
+    // The owner's logo heads the hosted page (issue 17, part 5).
+    const logo = await made.app.request(`/public/v1/status-pages/${seeded.id}/logo`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${owner.token}`, "content-type": "image/svg+xml" },
+      body: svgLogo() as Uint8Array<ArrayBuffer>,
+    });
+    expect(logo.status).toBe(200);
     made.recorded({ sites: seeded.ids, pagesChanged: true });
     api = await listen(made.listener);
     const inGerman = makeApp(store, {
@@ -242,6 +250,28 @@ describeBrowser("an outage leads the page, in Chromium", () => {
         "Slow logins",
       ]);
       expect(await v.inShadow("[part~=others]").count()).toBe(0);
+      // One type scale (steps of 1.2 from 15 px): 24 px the name, 18 px sections and banner, 15 px what is read, 13 px
+      // what is secondary.
+      const size = (selector: string) =>
+        v
+          .inShadow(selector)
+          .first()
+          .evaluate((e) => Math.round(Number.parseFloat(getComputedStyle(e).fontSize)));
+      expect({
+        name: await size("h2"),
+        section: await size("h3"),
+        banner: await size("[part~=banner]"),
+        service: await size("[part~=item] div span"),
+        incident: await size("[part~=incident] h4"),
+        message: await size("[part~=incident] li p"),
+        figure: await size("[part~=item] p"),
+        day: await size("section > h4"),
+      }).toEqual({ name: 24, section: 18, banner: 18, service: 15, incident: 15, message: 15, figure: 13, day: 13 });
+      // The logo is drawn, 48 px tall, and the tab's icon is the amber of a partial outage (the banner's).
+      const logo = v.page.locator("h1.logo img");
+      await expect.poll(() => logo.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBeGreaterThan(0);
+      expect((await logo.boundingBox())?.height).toBe(48);
+      expect(await v.page.locator("link[rel=icon]").getAttribute("href")).toContain("%238a5300");
       // Nothing spills sideways.
       expect(await v.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await v.page.screenshot({ path: `${ARTIFACTS}/outage-hosted-${shot.name}.png`, fullPage: true });

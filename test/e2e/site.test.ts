@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
 import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { svgLogo } from "../support/images.ts";
 import { listen } from "../support/listen.ts";
 
 const PASSWORD = "correct horse";
@@ -24,6 +25,7 @@ const TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
   ".xml": "application/xml; charset=utf-8",
   ".json": "application/json; charset=utf-8",
+  ".svg": "image/svg+xml",
 };
 
 /** Every file under a folder, recursively. */
@@ -62,6 +64,8 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
   let site: { server: Server; origin: string };
   let host: { server: Server; origin: string };
   let siteIds: string[] = [];
+  /** The acme page's uploaded logo: its path on the server, /assets/<sha-256>.svg. */
+  let logo: string;
 
   beforeAll(async () => {
     ({ store, dataDir, cleanup } = await sqliteKind.open());
@@ -100,6 +104,14 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     );
     siteIds = acme.ids;
     await incident(acme.id, "Slow checkout");
+    // An uploaded logo, which the build copies beside the pages.
+    const uploaded = await made.app.request(`/public/v1/status-pages/${acme.id}/logo`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${owner.token}`, "content-type": "image/svg+xml" },
+      body: svgLogo() as Uint8Array<ArrayBuffer>,
+    });
+    expect(uploaded.status).toBe(200);
+    logo = ((await uploaded.json()) as { data: { logo: string } }).data.logo;
     const locked = await page("locked", { visibility: "password", password: PASSWORD }, ["SECRET-ITEM-7f3a"]);
     await incident(locked.id, "SECRET-INCIDENT-9b2c");
     await page("inside", { visibility: "private" }, ["SECRET-PRIVATE-41d0"]);
@@ -292,6 +304,22 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     await v.context.close();
   });
 
+  test("the uploaded logo heads the static page (copied into the build) and the hosted page, loaded under their CSP", async () => {
+    expect(readFileSync(join(outDir, logo.slice(1)), "utf8")).toBe(new TextDecoder().decode(svgLogo()));
+    for (const [url, src] of [
+      [`${site.origin}${BASE}acme/`, `${BASE}${logo.slice(1)}`],
+      [`${app.origin}/acme`, logo],
+    ] as const) {
+      const v = await visit(url);
+      const img = v.page.locator("h1.logo img");
+      expect(await img.getAttribute("src")).toBe(src);
+      expect(await img.getAttribute("alt")).toBe("Acme acme status");
+      await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBeGreaterThan(0);
+      expect(v.unexpectedErrors()).toEqual([]);
+      await v.context.close();
+    }
+  });
+
   test("the static page refreshes live from the API: a state recorded after the build shows", async () => {
     const v = await visit(`${site.origin}${BASE}acme/`);
     await expect.poll(() => v.upgraded()).toBe(true);
@@ -300,6 +328,7 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
       if (r.url().includes("/public/v1/status-page/")) requests.push(r.url());
     });
     const unhealthy = siteIds[1] as string;
+    expect(await v.page.locator("link[rel=icon][data-status]").getAttribute("href")).toContain("%231a7f37");
     try {
       await store.db.updateTable("sites").set({ state: "unhealthy" }).where("id", "=", unhealthy).execute();
       recorded({ sites: [unhealthy], pagesChanged: true });
@@ -307,6 +336,8 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
         (document.querySelector("porchlight-status") as unknown as { reload(): void }).reload(),
       );
       await expect.poll(() => v.inShadow("[part~=banner]").textContent()).toContain("Partial outage");
+      // The tab's status disc follows: from the build's green to the amber of a partial outage.
+      expect(await v.page.locator("link[rel=icon][data-status]").getAttribute("href")).toContain("%238a5300");
       expect(await v.inShadow("[part~=item]").nth(1).innerText()).toContain("Outage");
       expect(requests).toEqual([`${app.origin}/public/v1/status-page/acme`]);
     } finally {

@@ -173,6 +173,8 @@ export const publicPageView = (overrides: Record<string, unknown> = {}) => ({
   description: "",
   visibility: "public",
   custom_domain: null,
+  logo: null,
+  favicon: null,
   theme: { mode: "auto", accentColor: "#2563eb" },
   display: { historyDays: 90, showUptime: true, showResponseTime: true, showIncidents: true },
   items: [

@@ -48,6 +48,8 @@ export function page(overrides: Partial<PublicStatusPage> = {}): PublicStatusPag
     description: "Everything Acme runs.",
     visibility: "public",
     custom_domain: null,
+    logo: null,
+    favicon: null,
     theme: { mode: "auto", accentColor: "#2563eb" },
     display: { historyDays: 7, showUptime: true, showResponseTime: true, showIncidents: true },
     items: [item()],
