@@ -19,9 +19,12 @@ import {
   useStore,
 } from "../helpers.ts";
 
-type Operation = { method: string; path: string; security: unknown[]; hasBody: boolean };
+/** hasBody: a JSON body; upload: a body of bytes in another media type (a page's logo or favicon). */
+type Operation = { method: string; path: string; security: unknown[]; hasBody: boolean; upload: boolean };
 
-function operations(doc: { paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown }>> }) {
+function operations(doc: {
+  paths: Record<string, Record<string, { security?: unknown[]; requestBody?: { content: Record<string, unknown> } }>>;
+}) {
   const out: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
@@ -29,7 +32,8 @@ function operations(doc: { paths: Record<string, Record<string, { security?: unk
         method: method.toUpperCase(),
         path,
         security: op.security ?? [],
-        hasBody: op.requestBody !== undefined,
+        hasBody: op.requestBody?.content["application/json"] !== undefined,
+        upload: op.requestBody !== undefined && op.requestBody.content["application/json"] === undefined,
       });
     }
   }
@@ -245,10 +249,30 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
         expect(envelope.message.length).toBeGreaterThan(5);
       }
     }
+    // A route that takes an image's bytes: JSON is another media type (415), and no bad body gets past its checks.
+    const uploads = tokenRoutes().filter((o) => o.upload);
+    expect(uploads.length).toBeGreaterThan(0);
+    for (const op of uploads) {
+      for (const [what, body, headers, status] of [
+        ...badBodies.map(([what, body]) => [what, body, { "content-type": "application/json" }, 415] as const),
+        ...badBodies.map(([what, body]) => [`${what} as a PNG`, body, { "content-type": "image/png" }, 400] as const),
+        ["no content type", "x", {}, 415] as const,
+        ["a content type with odd parameters", "x", { "content-type": 'image/png; a="b;c"; ;=' }, 400] as const,
+        ["oversized image", "x".repeat(600 * 1024), { "content-type": "image/png" }, 413] as const,
+      ]) {
+        const res = await app.request(fill(op.path), {
+          method: op.method,
+          headers: { authorization: `Bearer ${owner.token}`, ...headers },
+          body,
+        });
+        expect(res.status, `${op.method} ${op.path}: ${what}`).toBe(status);
+        expect(ErrorEnvelope.parse(await res.json()).code).toBe(status);
+      }
+    }
     // Nothing was half-written: the seeded resources are as they were.
     const mine = client(app, owner.token);
     const page = (await mine.get(`/public/v1/status-pages/${ids.id}`)).json.data;
-    expect(page).toMatchObject({ name: "P", items: [{ label: "S" }] });
+    expect(page).toMatchObject({ name: "P", items: [{ label: "S" }], logo: null, favicon: null });
     expect((await mine.get("/public/v1/sites")).json.data.pagination.total).toBe(1);
   });
 
