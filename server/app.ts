@@ -8,7 +8,7 @@ import { BadgePages, badgeRoutes } from "./api/badges.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { embedRoutes } from "./api/embed.ts";
 import { healthRoutes } from "./api/health.ts";
-import { assetRoutes } from "./api/images.ts";
+import { assetRoutes, ImageCache } from "./api/images.ts";
 import { incidentRoutes } from "./api/incidents.ts";
 import { itemRoutes } from "./api/items.ts";
 import { publicPageRoutes } from "./api/public-pages.ts";
@@ -110,7 +110,9 @@ export function createApp({
   const badgePages = new BadgePages(store, views, clock, config.viewTtlSeconds * 1000);
   const metrics = new Metrics(deps.engine);
   const landing = new LandingPage(store, clock, config.viewTtlSeconds * 1000, config.landingPages);
+  const images = new ImageCache(clock, config.viewTtlSeconds * 1000);
   const changed = () => {
+    images.invalidate();
     views.invalidate();
     records.invalidate();
     badgePages.invalidate();
@@ -178,7 +180,7 @@ export function createApp({
   }
 
   embedRoutes(app, embedDir);
-  assetRoutes(app, store);
+  assetRoutes(app, store, images);
   docsRoutes(app, { publicUrl: config.publicUrl });
   metricsRoute(app, { metrics, token: config.metricsToken });
 

@@ -10,6 +10,7 @@ import type { PageData } from "../components/porchlight-status/porchlight-page.t
 import type { PublicStatusPage, Visibility } from "../server/contract/status-page.ts";
 import { atomFeed, feedInput, rssFeed } from "../server/pages/feeds.ts";
 import { renderDocument } from "../server/pages/render.ts";
+import { imageOrigins, staticCsp } from "../server/pages/security.ts";
 
 /** What every page of one build shares. */
 export interface PageBuild {
@@ -23,8 +24,6 @@ export interface PageBuild {
   script: string;
   apiBase: string;
   locale: string;
-  /** The Content-Security-Policy meta tag's value. */
-  cspMeta: string;
   /** The build's output directory (a file path): the feeds and snapshots go to `<outDir>/<slug>/`. */
   outDir: string;
 }
@@ -56,7 +55,8 @@ export function buildPage(job: PageJob, build: PageBuild): string {
     apiBase: build.apiBase,
     locale: build.locale,
     feeds: job.visibility === "public",
-    cspMeta: build.cspMeta,
+    // Per page: its logo's and favicon's hosts, when they are addresses, are the only others it loads images from.
+    cspMeta: staticCsp(build.apiBase, "items" in data ? imageOrigins(data) : []),
   });
   if (job.visibility === "public") {
     const input = feedInput(data as PublicStatusPage, url, new Date(build.at));

@@ -4,6 +4,7 @@ import { type Plan, STATUS_PAGE_LIMITS } from "../contract/account.ts";
 import { Envelope, envelope, PageQuery, Pagination } from "../contract/common.ts";
 import {
   DisplayOptions,
+  IMAGE_PATH,
   IMAGE_TYPES,
   MAX_IMAGE_BYTES,
   MAX_IMAGE_PIXELS,
@@ -191,8 +192,18 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
         if (body.description !== undefined) changes.description = body.description;
         if (body.visibility !== undefined) changes.visibility = storedVisibility(body.visibility);
         if (body.customDomain !== undefined) changes.custom_domain = body.customDomain;
-        if (body.logo !== undefined) changes.logo = body.logo;
-        if (body.favicon !== undefined) changes.favicon = body.favicon;
+        for (const kind of IMAGE_KINDS) {
+          const value = body[kind];
+          // The page's current value, sent back as it came, changes nothing (and keeps an upload).
+          if (value === undefined || value === current[kind]) continue;
+          if (value !== null && IMAGE_PATH.test(value)) {
+            throw invalidField(
+              kind,
+              `an uploaded image's path is only accepted as the page's current ${kind}; upload with PUT`,
+            );
+          }
+          changes[kind] = value;
+        }
         if (body.theme) changes.theme = JSON.stringify({ ...JSON.parse(current.theme), ...body.theme });
         if (body.display) changes.display = JSON.stringify({ ...JSON.parse(current.display), ...body.display });
         const row = await store.pages.update(p.workspaceId, params.id, changes).catch(onUnique);
@@ -245,7 +256,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
         access: "token",
         permission: "status_pages:write",
         params: PageParams,
-        upload: { types: Object.values(IMAGE_TYPES), description: `The ${kind}'s bytes` },
+        upload: { types: Object.values(IMAGE_TYPES), description: `The ${kind}'s bytes`, maxBytes: MAX_IMAGE_BYTES },
         response: { status: 200, description: `The page with its new ${kind}`, schema: Envelope(StatusPage) },
         errors: [400, 401, 403, 404, 413, 415],
         async handler({ params, principal: p, c }) {

@@ -110,6 +110,19 @@ export const ImageUrl = z
   }, "must not carry a user name or password")
   .meta({ example: "https://example.com/logo.png" });
 
+/**
+ * A logo or favicon as a change names it: an https address, or the path of the page's current upload (an answer
+ * sent back as it came), which changes nothing; an upload itself is PUT …/logo or …/favicon.
+ */
+const ImageRef = z
+  .string()
+  .superRefine((value, ctx) => {
+    if (IMAGE_PATH.test(value)) return;
+    const parsed = ImageUrl.safeParse(value);
+    for (const issue of parsed.error?.issues ?? []) ctx.addIssue({ code: "custom", message: issue.message });
+  })
+  .meta({ example: "https://example.com/logo.png" });
+
 const imageField = (what: string) =>
   z
     .string()
@@ -193,12 +206,14 @@ export const StatusPagePatch = z
     theme: Theme.partial().optional(),
     display: DisplayOptions.partial().optional(),
     customDomain: CustomDomain.nullable().optional(),
-    logo: ImageUrl.nullable()
-      .optional()
-      .meta({ description: "An https:// address, replacing an uploaded logo; null removes the logo" }),
-    favicon: ImageUrl.nullable()
-      .optional()
-      .meta({ description: "An https:// address, replacing an uploaded favicon; null removes the favicon" }),
+    logo: ImageRef.nullable().optional().meta({
+      description:
+        "An https:// address, replacing an uploaded logo; null removes the logo; the page's current value changes nothing",
+    }),
+    favicon: ImageRef.nullable().optional().meta({
+      description:
+        "An https:// address, replacing an uploaded favicon; null removes the favicon; the page's current value changes nothing",
+    }),
   })
   .meta({ id: "StatusPagePatch" });
 export type StatusPagePatch = z.infer<typeof StatusPagePatch>;

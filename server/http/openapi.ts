@@ -18,6 +18,13 @@ const STATUS_TEXT: Record<number, string> = {
   503: "Not ready",
 };
 
+/** The errors of a route that takes an image's bytes, not JSON. */
+const uploadText = (upload: NonNullable<Route["upload"]>): Record<number, string> => ({
+  400: "The body is not an image of the type Content-Type names, or breaks a rule (its size in pixels, an SVG's content)",
+  413: `The body is larger than ${upload.maxBytes} bytes`,
+  415: `Content-Type is not one of ${upload.types.join(", ")}`,
+});
+
 /** Which limit a route answers 429 for: every token route has the per-token one; others say in `rateLimit`. */
 type Limit = "token" | NonNullable<Route["rateLimit"]>;
 
@@ -145,7 +152,10 @@ function responses(components: Components, r: Route): Record<string, Json> {
     if (status === 401 && r.access !== "none") headers.push("WWW-Authenticate");
     headers.push(...(r.errorHeaders?.[status] ?? []));
     out[status] = {
-      description: status === 429 && limit ? RATE_LIMITED[limit] : (STATUS_TEXT[status] ?? "Error"),
+      description:
+        status === 429 && limit
+          ? RATE_LIMITED[limit]
+          : ((r.upload && uploadText(r.upload)[status]) ?? STATUS_TEXT[status] ?? "Error"),
       headers: components.headers(headers),
       content: { "application/json": { schema: errorRef } },
     };

@@ -69,7 +69,7 @@ export interface Route<
   query?: Q;
   body?: B;
   /** A body of bytes instead of JSON (the handler reads it), for the OpenAPI document: its media types. */
-  upload?: { types: string[]; description: string };
+  upload?: { types: string[]; description: string; maxBytes: number };
   response: {
     status: number;
     description: string;

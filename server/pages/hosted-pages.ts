@@ -10,7 +10,7 @@ import { pageScriptFile } from "../views/embed-assets.ts";
 import type { PageView, PageViews } from "../views/page-views.ts";
 import { atomFeed, feedInput, rssFeed } from "./feeds.ts";
 import { notFoundDocument, promptData, renderDocument } from "./render.ts";
-import { pageHeaders } from "./security.ts";
+import { imageOrigins, pageHeaders } from "./security.ts";
 
 export interface HostedPageDeps {
   store: Store;
@@ -97,9 +97,10 @@ export function hostedPageRoutes(
       c,
       kept(view, key, () => {
         const open = view.visibility === "public";
+        const data = view.visibility === "public" ? viewData(view) : promptData(view.visibility);
         const html = renderDocument({
           slug,
-          data: view.visibility === "public" ? viewData(view) : promptData(view.visibility),
+          data,
           ...(open ? { json: json(view), etag: view.page.etag } : {}),
           at: clock.now().getTime(),
           base,
@@ -112,7 +113,9 @@ export function hostedPageRoutes(
           feeds: open,
           feedBase: here,
         });
-        return new EncodedAnswer(encode(html), { ...headers, ...caching });
+        // Its logo's and favicon's hosts, when its owner gave addresses, are the only others it loads images from.
+        const images = "items" in data ? imageOrigins(data) : [];
+        return new EncodedAnswer(encode(html), { ...headers, ...pageHeaders("*", images), ...caching });
       }),
     );
   }

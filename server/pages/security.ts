@@ -2,7 +2,7 @@
  * The Content-Security-Policy of a status page: its own script only (no inline script, so no hash to list), the
  * styles the element renders inline, and requests to the API it refreshes from.
  */
-export function pageCsp(apiOrigin: string | null, frameAncestors: string | null): string {
+export function pageCsp(apiOrigin: string | null, frameAncestors: string | null, images: string[] = []): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
@@ -10,8 +10,8 @@ export function pageCsp(apiOrigin: string | null, frameAncestors: string | null)
     // attribute: styles cannot run code.
     "style-src 'self' 'unsafe-inline'",
     `connect-src 'self'${apiOrigin ? ` ${apiOrigin}` : ""}`,
-    // A page's logo and favicon may be its owner's address on any https host.
-    "img-src 'self' data: https:",
+    // The page's own (an upload, the status disc), and its logo's and favicon's hosts when its owner gave addresses.
+    `img-src 'self' data:${images.map((origin) => ` ${origin}`).join("")}`,
     "base-uri 'none'",
     "form-action 'none'",
     ...(frameAncestors ? [`frame-ancestors ${frameAncestors}`] : []),
@@ -19,21 +19,30 @@ export function pageCsp(apiOrigin: string | null, frameAncestors: string | null)
 }
 
 /** The meta-tag form for static hosts (frame-ancestors is not allowed there: hosts send it as a header, if at all). */
-export function staticCsp(apiBase: string): string {
+export function staticCsp(apiBase: string, images: string[] = []): string {
   let origin: string | null = null;
   try {
     origin = new URL(apiBase).origin;
   } catch {
     origin = null;
   }
-  return pageCsp(origin, null);
+  return pageCsp(origin, null, images);
 }
 
 /** Headers every page the server renders sends. */
-export function pageHeaders(frameAncestors: string): Record<string, string> {
+export function pageHeaders(frameAncestors: string, images: string[] = []): Record<string, string> {
   return {
-    "content-security-policy": pageCsp(null, frameAncestors),
+    "content-security-policy": pageCsp(null, frameAncestors, images),
     "x-content-type-options": "nosniff",
     "referrer-policy": "strict-origin-when-cross-origin",
   };
+}
+
+/** The origins of a page's logo and favicon when they are https addresses (an upload is the page's own). */
+export function imageOrigins(page: { logo?: string | null; favicon?: string | null } | null): string[] {
+  const origins = new Set<string>();
+  for (const src of [page?.logo, page?.favicon]) {
+    if (src && URL.canParse(src) && new URL(src).protocol === "https:") origins.add(new URL(src).origin);
+  }
+  return [...origins];
 }

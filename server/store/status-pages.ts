@@ -135,6 +135,17 @@ export class PageQueries extends Queries {
     });
   }
 
+  /** Uploaded images by their hashes, in one query (the static build's), each hash once. */
+  async images(hashes: string[]): Promise<{ hash: string; content_type: string; bytes: Uint8Array }[]> {
+    if (hashes.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("page_images")
+      .select(["hash", "content_type", "bytes"])
+      .where("hash", "in", [...new Set(hashes)])
+      .execute();
+    return [...new Map(rows.map((row) => [row.hash, row])).values()];
+  }
+
   /** An uploaded image by its hash, whichever page holds it. */
   async image(hash: string): Promise<{ content_type: string; bytes: Uint8Array } | undefined> {
     return this.db

@@ -35,6 +35,13 @@ export async function readStaticPages(options: StoreOptions, now: Date): Promise
   try {
     const bulk = await store.views.publicPagesViewData(utcDayBefore(now, MAX_HISTORY_DAYS - 1), PUBLIC_INCIDENT_LIMIT);
     const views = new Map(publicViews(bulk, now).map(({ page, view }) => [page.slug, view]));
+    const hashOf = (path: string) => path.slice("/assets/".length, path.lastIndexOf("."));
+    // Every image a public page shows, in one more query.
+    const stored = new Map(
+      (await store.pages.images([...views.values()].flatMap((view) => uploadedImages(view).map(hashOf)))).map(
+        (image) => [image.hash, image],
+      ),
+    );
     const pages: StaticPage[] = [];
     for (const row of await store.views.pageSlugs()) {
       const visibility = visibilityOf(row.visibility);
@@ -45,7 +52,7 @@ export async function readStaticPages(options: StoreOptions, now: Date): Promise
       }
       const images: StaticImage[] = [];
       for (const path of uploadedImages(view)) {
-        const image = await store.pages.image(path.slice("/assets/".length, path.lastIndexOf(".")));
+        const image = stored.get(hashOf(path));
         if (image) images.push({ path, contentType: image.content_type, bytes: image.bytes });
       }
       pages.push({ slug: row.slug, visibility, view, images });

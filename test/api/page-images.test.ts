@@ -6,7 +6,7 @@ import { Envelope, ErrorEnvelope } from "../../server/contract/common.ts";
 import { MAX_IMAGE_BYTES, PublicStatusPage, StatusPage } from "../../server/contract/status-page.ts";
 import type { Store } from "../../server/store/store.ts";
 import { type App, client, describeStores, makeApp, seedOwner, useStore } from "../helpers.ts";
-import { gifHeader, pngImage, svgLogo } from "../support/images.ts";
+import { gifHeader, gifWithFrame, icoWithPng, pngImage, svgLogo } from "../support/images.ts";
 
 const PageEnvelope = Envelope(StatusPage);
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -163,6 +163,94 @@ describeStores("a status page's logo and favicon", (kind) => {
     expect(page.logo).toBe(`/assets/${sha(good)}.png`);
   });
 
+  test("an SVG that could run script, or load anything, is refused; a plain one with local references passes", async () => {
+    const { id } = await newPage();
+    const svg = (inner: string, attrs = "") =>
+      new TextEncoder().encode(
+        `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="40" height="40"${attrs}>${inner}</svg>`,
+      );
+    const hostile: [string, Uint8Array][] = [
+      ["a script element", svg("<script>alert(1)</script>")],
+      ["a script in another prefix", svg('<x:script xmlns:x="http://www.w3.org/2000/svg">alert(1)</x:script>')],
+      ["an event handler", svg('<rect width="1" height="1" onclick="alert(1)"/>')],
+      ["an event handler on the root", svg("", ' onload="alert(1)"')],
+      ["foreign content", svg('<foreignObject><iframe src="https://evil.example"></iframe></foreignObject>')],
+      ["a javascript: link", svg('<a href="javascript:alert(1)"><rect width="1" height="1"/></a>')],
+      ["an escaped javascript: link", svg('<a xlink:href="&#106;avascript:alert(1)"><rect width="1" height="1"/></a>')],
+      ["an external image", svg('<image href="https://tracker.example/pixel.png" width="1" height="1"/>')],
+      [
+        "an animated link",
+        svg('<a><set attributeName="href" to="javascript:alert(1)"/><rect width="1" height="1"/></a>'),
+      ],
+      ["a style that loads", svg('<rect width="1" height="1" style="fill:url(https://tracker.example/x)"/>')],
+      ["an import", svg("<style>@import 'https://evil.example/x.css';</style>")],
+      [
+        "a style sheet instruction",
+        new TextEncoder().encode(
+          '<?xml-stylesheet href="https://evil.example/x.css"?><svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
+        ),
+      ],
+    ];
+    for (const [what, body] of hostile) {
+      const res = await put(`/public/v1/status-pages/${id}/logo`, body, "image/svg+xml");
+      expect(res.status, what).toBe(400);
+      const error = ErrorEnvelope.parse(await res.json());
+      expect(error.details?.[0]?.field).toBe("(body)");
+      expect(error.message, what).toMatch(/an SVG may not have/);
+    }
+    const plain = svg(
+      '<defs><linearGradient id="g"><stop offset="0" stop-color="#06f"/></linearGradient><circle id="c" r="5"/></defs><rect width="40" height="40" fill="url(#g)"/><use href="#c" x="20" y="20"/>',
+      ' viewBox="0 0 40 40"',
+    );
+    expect((await put(`/public/v1/status-pages/${id}/logo`, plain, "image/svg+xml")).status).toBe(200);
+  });
+
+  test("a GIF frame or an ICO's PNG larger than 4096 px is refused, though the header or directory says small", async () => {
+    const { id } = await newPage();
+    const refusedFor = async (body: Uint8Array, type: string) => {
+      const res = await put(`/public/v1/status-pages/${id}/favicon`, body, type);
+      expect(res.status).toBe(400);
+      return ErrorEnvelope.parse(await res.json()).message;
+    };
+    expect(await refusedFor(gifWithFrame(10, 10, 30_000, 30_000), "image/gif")).toMatch(/this one is 30000 x 30000/);
+    expect(await refusedFor(icoWithPng(pngImage(5000, 16, undefined, false)), "image/x-icon")).toMatch(
+      /this one is 5000 x 16/,
+    );
+    expect((await put(`/public/v1/status-pages/${id}/favicon`, gifWithFrame(16, 16, 16, 16), "image/gif")).status).toBe(
+      200,
+    );
+    const ico = await put(`/public/v1/status-pages/${id}/favicon`, icoWithPng(pngImage(32, 32)), "image/x-icon");
+    expect(ico.status).toBe(200);
+    expect(PageEnvelope.parse(await ico.json()).data.favicon).toMatch(/\.ico$/);
+  });
+
+  test("a page's CSP lets in only its own images and its logo's and favicon's hosts", async () => {
+    const plain = await newPage();
+    const csp = async (slug: string) =>
+      (await app.request(`/${slug}`)).headers.get("content-security-policy")?.match(/img-src [^;]*/)?.[0];
+    expect(await csp(plain.slug)).toBe("img-src 'self' data:");
+    const branded = await newPage({
+      logo: "https://cdn.example.com/logo.svg",
+      favicon: "https://icons.example.org:8443/icon.png",
+    });
+    expect(await csp(branded.slug)).toBe("img-src 'self' data: https://cdn.example.com https://icons.example.org:8443");
+  });
+
+  test("a page sent back as it came keeps its upload; another upload's path is refused", async () => {
+    const { id } = await newPage();
+    const png = pngImage(12, 12, [5, 6, 7]);
+    const page = PageEnvelope.parse(
+      await (await put(`/public/v1/status-pages/${id}/logo`, png, "image/png")).json(),
+    ).data;
+    const same = await api.patch(`/public/v1/status-pages/${id}`, { name: "Renamed", logo: page.logo, favicon: null });
+    expect(same.status).toBe(200);
+    expect(same.json.data.logo).toBe(page.logo);
+    expect((await app.request(page.logo as string)).status).toBe(200);
+    const other = await api.patch(`/public/v1/status-pages/${id}`, { favicon: `/assets/${"c".repeat(64)}.png` });
+    expect(other.status).toBe(400);
+    expect(other.json.details[0].field).toBe("favicon");
+  });
+
   test("an address replaces an upload, null and DELETE remove either, and a removed image is gone", async () => {
     const { id } = await newPage();
     const png = pngImage(16, 16, [200, 30, 40]);
@@ -267,6 +355,21 @@ describeStores("a status page's logo and favicon", (kind) => {
       expect(ok.status).toBe(200);
       const tooLarge = await upload(new Uint8Array(MAX_IMAGE_BYTES + 1024));
       expect(tooLarge.status).toBe(413);
+      // Chunked (no Content-Length): the listener counts the bytes against the same limit.
+      const chunked = (body: Uint8Array) =>
+        fetch(`${origin}/public/v1/status-pages/${id}/logo`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${token}`, "content-type": "image/png" },
+          body: new ReadableStream({
+            start(controller) {
+              for (let at = 0; at < body.length; at += 16 * 1024) controller.enqueue(body.slice(at, at + 16 * 1024));
+              controller.close();
+            },
+          }),
+          duplex: "half",
+        } as RequestInit);
+      expect((await chunked(noisy)).status).toBe(200);
+      expect((await chunked(new Uint8Array(MAX_IMAGE_BYTES + 1024))).status).toBe(413);
       expect(((await tooLarge.json()) as { message: string }).message).toContain(String(MAX_IMAGE_BYTES));
       // JSON keeps its own limit.
       const json = await fetch(`${origin}/public/v1/status-pages/${id}`, {

@@ -1,13 +1,16 @@
+import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Store } from "../../server/store/store.ts";
 import { checkPage, loadSiteData } from "../../site/data.ts";
 import { client, describeStores, makeApp, seedOwner, seedStats, TestClock } from "../helpers.ts";
 import { publicPageView } from "../support/fixtures.ts";
+import { pngImage, svgLogo } from "../support/images.ts";
 
 const page = publicPageView;
+const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 describe("build-time data is checked against the contract", () => {
   test("a valid page passes as it is", () => {
@@ -26,10 +29,18 @@ describe("from the API (PORCHLIGHT_API_URL and a token)", () => {
   let origin = "";
   let detail: unknown = page();
   const seen: { path: string; auth?: string }[] = [];
+  /** The images the mock server has at /assets/, by path: a media type and bytes. */
+  const assets = new Map<string, [string, Uint8Array]>();
 
   beforeAll(async () => {
     server = createServer((req, res) => {
       seen.push({ path: req.url ?? "", auth: req.headers.authorization });
+      if (req.url?.startsWith("/assets/")) {
+        const asset = assets.get(req.url);
+        res.writeHead(asset ? 200 : 404, { "content-type": asset?.[0] ?? "text/plain" });
+        res.end(asset?.[1] ?? "not found");
+        return;
+      }
       res.setHeader("content-type", "application/json");
       if (req.url?.startsWith("/public/v1/status-pages?")) {
         const owner = (slug: string, visibility: string) => ({
@@ -83,6 +94,42 @@ describe("from the API (PORCHLIGHT_API_URL and a token)", () => {
     ]);
     expect(seen[0]?.auth).toBe("Bearer pl_test");
     expect(data.apiBase).toBe(origin);
+  });
+
+  test("the uploaded images the public pages show are fetched once each, checked, and left out (with the page's reference) when they fail", async () => {
+    const png = pngImage(8, 8);
+    const svg = svgLogo();
+    const good = `/assets/${sha(png)}.png`;
+    const favicon = `/assets/${sha(svg)}.svg`;
+    const forged = `/assets/${"a".repeat(64)}.png`;
+    assets.clear();
+    // A proxy's parameters on the media type are fine; bytes that are not what the address names are not.
+    assets.set(good, ["image/png", png]);
+    assets.set(favicon, ["image/svg+xml; charset=utf-8", svg]);
+    assets.set(forged, ["image/png", png]);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      detail = page({ logo: good, favicon });
+      let data = await loadSiteData({ PORCHLIGHT_API_URL: origin, PORCHLIGHT_API_TOKEN: "pl_test" });
+      expect(data.images.map((i) => [i.path, i.contentType, i.bytes])).toEqual([
+        [good, "image/png", png],
+        [favicon, "image/svg+xml", svg],
+      ]);
+      expect(seen.filter((s) => s.path.startsWith("/assets/")).map((s) => s.path)).toEqual([good, favicon]);
+
+      detail = page({ logo: forged, favicon: `/assets/${"b".repeat(64)}.svg` });
+      data = await loadSiteData({ PORCHLIGHT_API_URL: origin, PORCHLIGHT_API_TOKEN: "pl_test" });
+      expect(data.images).toEqual([]);
+      const acme = data.pages[0]?.data as { logo: string | null; favicon: string | null };
+      expect([acme.logo, acme.favicon]).toEqual([null, null]);
+      expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([
+        expect.stringContaining("404"),
+        expect.stringContaining("is not the image its address names"),
+      ]);
+    } finally {
+      warn.mockRestore();
+      assets.clear();
+    }
   });
 
   test("a malformed answer stops the build with the page and the field", async () => {

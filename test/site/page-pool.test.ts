@@ -51,7 +51,6 @@ describe("the build threads", () => {
     script: "porchlight-page.abc.js",
     apiBase: "https://api.example.com",
     locale: "en",
-    cspMeta: "default-src 'none'",
     outDir,
   });
 

@@ -57,3 +57,31 @@ export function svgLogo(name = "Acme", colour = "#2563eb"): Uint8Array {
     `<svg xmlns="http://www.w3.org/2000/svg" width="180" height="48" viewBox="0 0 180 48"><circle cx="24" cy="24" r="20" fill="${colour}"/><path d="M14 30 L24 14 L34 30 Z" fill="#fff"/><text x="54" y="33" font-family="system-ui, sans-serif" font-size="26" font-weight="700" fill="${colour}">${name}</text></svg>`,
   );
 }
+
+/**
+ * A GIF whose header says `width` x `height` and whose one frame (an image descriptor and an empty image) is
+ * `frameWidth` x `frameHeight`: browsers grow the canvas to the frame.
+ */
+export function gifWithFrame(width: number, height: number, frameWidth: number, frameHeight: number): Uint8Array {
+  const frame = Buffer.alloc(10);
+  frame[0] = 0x2c;
+  frame.writeUInt16LE(frameWidth, 5);
+  frame.writeUInt16LE(frameHeight, 7);
+  // A comment extension first, which a decoder skips, then the frame: LZW code size 2, no data, the trailer.
+  const comment = Buffer.from([0x21, 0xfe, 0x02, 0x68, 0x69, 0x00]);
+  return new Uint8Array(Buffer.concat([gifHeader(width, height), comment, frame, Buffer.from([0x02, 0x00, 0x3b])]));
+}
+
+/** An ICO holding one PNG: its directory says 16 x 16 (all it can say up to 256), the PNG says what it is. */
+export function icoWithPng(png: Uint8Array): Uint8Array {
+  const head = Buffer.alloc(6 + 16);
+  head.writeUInt16LE(1, 2);
+  head.writeUInt16LE(1, 4);
+  head[6] = 16;
+  head[7] = 16;
+  head.writeUInt16LE(1, 6 + 4);
+  head.writeUInt16LE(32, 6 + 6);
+  head.writeUInt32LE(png.length, 6 + 8);
+  head.writeUInt32LE(head.length, 6 + 12);
+  return new Uint8Array(Buffer.concat([head, png]));
+}

@@ -3,7 +3,6 @@
 import { outDir, root } from "astro:config/server";
 import { fileURLToPath } from "node:url";
 import type { APIRoute, GetStaticPaths } from "astro";
-import { staticCsp } from "../../../server/pages/security.ts";
 import { type SitePage, siteData } from "../../data.ts";
 import { pageLocale, pageScript, siteBase, siteUrl } from "../../options.ts";
 import type { PageBuild } from "../../page-files.ts";
@@ -37,7 +36,6 @@ function pageBuild(): Promise<PageBuild> {
     script: pageScript(),
     apiBase: data.apiBase,
     locale: pageLocale(),
-    cspMeta: staticCsp(data.apiBase),
     outDir: fileURLToPath(outDir),
   }));
   return build;
