@@ -138,12 +138,13 @@ async function fromApi(apiUrl: string, env: NodeJS.ProcessEnv): Promise<SiteData
   const images: StaticImage[] = [];
   for (const path of paths) {
     const response = await fetch(`${base}${path}`);
-    if (!response.ok) {
+    if (response.status === 404 || response.status === 410) {
       // Removed since the page was read: the page is built without it.
       await response.body?.cancel();
       console.warn(`porchlight: GET ${path}: the API answered ${response.status}; the build leaves it out`);
       continue;
     }
+    if (!response.ok) throw new Error(`GET ${path}: the API answered ${response.status}`);
     // The media type alone: a proxy may add parameters. checkImage (publishable) reads the rest.
     const contentType = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() ?? "";
     images.push({ path, contentType, bytes: new Uint8Array(await response.arrayBuffer()) });

@@ -9,6 +9,7 @@
  * that forbids script (and, in an <img>, browsers run none anyway).
  */
 import { createHash } from "node:crypto";
+import { DOMParser } from "@xmldom/xmldom";
 import { imageSize } from "image-size";
 import type { Clock } from "../clock.ts";
 import { IMAGE_TYPES, type ImageExtension, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS } from "../contract/status-page.ts";
@@ -51,52 +52,154 @@ export interface CheckedImage {
 /** An image body's problem, as a field detail of the body. */
 const refused = (message: string) => badRequest(`Invalid image: ${message}`, [{ field: "(body)", message }]);
 
-/** XML's character references and predefined entities, replaced by what they stand for (a DOCTYPE is refused first). */
-function unescapeXml(text: string): string {
-  const char = (code: number) => String.fromCodePoint(Math.min(code, 0x10ffff));
-  const named: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
-  return text.replace(/&(?:#x([0-9a-f]+)|#(\d+)|(lt|gt|amp|quot|apos));?/gi, (all, hex, dec, name) =>
-    hex
-      ? char(Number.parseInt(hex.slice(0, 8), 16))
-      : dec
-        ? char(Number(dec.slice(0, 8)))
-        : (named[name.toLowerCase()] ?? all),
-  );
+const NS = {
+  svg: "http://www.w3.org/2000/svg",
+  xlink: "http://www.w3.org/1999/xlink",
+  xml: "http://www.w3.org/XML/1998/namespace",
+  xmlns: "http://www.w3.org/2000/xmlns/",
+};
+
+/**
+ * Editors' namespaces (Inkscape, Sodipodi, RDF metadata, Creative Commons, Dublin Core, Adobe Illustrator, Sketch,
+ * Affinity): data that browsers never draw or run, which exported logos carry.
+ */
+const INERT = new Set([
+  "http://www.inkscape.org/namespaces/inkscape",
+  "http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd",
+  "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+  "http://creativecommons.org/ns#",
+  "http://web.resource.org/cc/",
+  "http://purl.org/dc/elements/1.1/",
+  "http://ns.adobe.com/AdobeIllustrator/10.0/",
+  "http://ns.adobe.com/AdobeSVGViewerExtensions/3.0/",
+  "http://ns.adobe.com/Extensibility/1.0/",
+  "http://ns.adobe.com/Graphs/1.0/",
+  "http://ns.adobe.com/SaveForWeb/1.0/",
+  "http://ns.adobe.com/Variables/1.0/",
+  "http://ns.adobe.com/ImageReplacement/1.0/",
+  "http://ns.adobe.com/GenericCustomNamespace/1.0/",
+  "http://ns.adobe.com/XPath/1.0/",
+  "http://www.bohemiancoding.com/sketch/ns",
+  "http://www.serif.com/",
+]);
+
+/**
+ * The SVG elements a logo may use: shapes, text, paint servers, clipping, masking, filters, styles, grouping and
+ * reuse. Not script, foreign content, links, animation (SMIL can set a link) or fonts and cursors by address.
+ */
+const SVG_ELEMENTS = new Set(
+  (
+    "svg g defs symbol use title desc metadata switch path rect circle ellipse line polyline polygon text tspan textPath " +
+    "linearGradient radialGradient stop pattern clipPath mask marker image style filter feBlend feColorMatrix " +
+    "feComponentTransfer feComposite feConvolveMatrix feDiffuseLighting feDisplacementMap feDistantLight feDropShadow " +
+    "feFlood feFuncA feFuncB feFuncG feFuncR feGaussianBlur feImage feMerge feMergeNode feMorphology feOffset " +
+    "fePointLight feSpecularLighting feSpotLight feTile feTurbulence"
+  ).split(" "),
+);
+
+/** A link a logo may hold: to a part of itself, or an embedded raster image (as exporters write image fills). */
+const LOCAL_HREF = /^\s*(?:#|data:image\/(?:png|jpeg|gif|webp);base64,[\sA-Za-z0-9+/=]*$)/;
+
+/**
+ * Why a style (an element's text or a style attribute) could load or run anything, or null: url() only to a part of
+ * the file (url(#id)), no @import or image-set(), and no CSS escapes (which could spell either).
+ */
+function styleProblem(css: string): string | null {
+  if (css.includes("\\")) return "a style with an escape (\\)";
+  if (/@import|image-set|expression\s*\(|-moz-binding|behavior\s*:/i.test(css))
+    return "a style that loads or runs something";
+  for (const match of css.matchAll(/url\s*\(\s*["']?\s*(.)/gi)) {
+    if (match[1] !== "#") return "a style that loads an address (url() may only name a part of the file, url(#id))";
+  }
+  return null;
+}
+
+/** Why an attribute is not allowed, or null. */
+function attributeProblem(attr: Attr): string | null {
+  const ns = attr.namespaceURI;
+  const name = attr.localName;
+  if (ns === NS.xmlns || (ns === null && attr.name === "xmlns")) {
+    const declared = attr.value;
+    return declared === NS.svg || declared === NS.xlink || declared === NS.xml || INERT.has(declared)
+      ? null
+      : `a namespace other than SVG's and its editors' (${declared.slice(0, 100)})`;
+  }
+  if (ns !== null && INERT.has(ns)) return null;
+  if (ns === NS.xml) return name === "lang" || name === "space" ? null : `the attribute xml:${name}`;
+  if (ns === NS.xlink && name !== "href") return name === "title" ? null : `the attribute xlink:${name}`;
+  if (ns !== null && ns !== NS.xlink) return `an attribute in another namespace (${attr.name})`;
+  if (/^on/i.test(name)) return `an event handler attribute (${attr.name})`;
+  if (name === "href" && !LOCAL_HREF.test(attr.value)) {
+    return "a link to anything but a part of itself or an embedded image (href must start with # or data:image/…)";
+  }
+  if (name === "style") return styleProblem(attr.value);
+  return null;
+}
+
+/** Why an element (and what it holds) is not allowed, or null; walks the tree without recursion. */
+function treeProblem(root: Element): string | null {
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    if (node.nodeType === 7) return "a processing instruction (a style sheet)";
+    if (node.nodeType !== 1) continue;
+    const element = node as Element;
+    const ns = element.namespaceURI;
+    if (ns === NS.svg) {
+      if (!SVG_ELEMENTS.has(element.localName)) return `the element <${element.localName}>`;
+      if (element.localName === "style") {
+        const problem = styleProblem(element.textContent ?? "");
+        if (problem) return problem;
+      }
+    } else if (ns === null || !INERT.has(ns)) {
+      return `an element outside SVG (<${element.tagName}>)`;
+    }
+    for (const attr of Array.from(element.attributes)) {
+      const problem = attributeProblem(attr);
+      if (problem) return problem;
+    }
+    for (const child of Array.from(element.childNodes)) stack.push(child);
+  }
+  return null;
 }
 
 /**
- * What an SVG may not hold, read after its character references are replaced: anything that runs script (script
- * elements, event attributes, a link or an animation to a javascript: address), foreign content (HTML inside it), and
- * anything that loads what is outside it (a link, an image, a style sheet or font by address). Refused, not cleaned:
- * an owner's logo needs none of these, and a refusal says what to remove. The static build copies the file to a host
- * that sends no Content-Security-Policy, so the file itself must be harmless.
+ * An SVG's own checks, read as a browser reads the file (parsed as XML, namespaces resolved, character references
+ * replaced): UTF-8 (declared or not), no DOCTYPE (so no entities), no processing instruction, an <svg> root, and
+ * only what SVG_ELEMENTS, attributeProblem and styleProblem allow. Refused, not cleaned: an owner's logo needs none
+ * of what they refuse, and the refusal says what to remove. The static build copies the file to a host that sends no
+ * Content-Security-Policy, so the file itself must be harmless when opened on its own.
  */
-const SVG_RULES: [RegExp, string][] = [
-  [
-    /<\s*(?:[\w.-]+:)?(?:script|foreignobject|iframe|embed|object|handler|listener|audio|video)\b/i,
-    "script or foreign content",
-  ],
-  [/[\s"'/](?:[\w.-]+:)?on[a-z]+\s*=/i, "an event handler attribute (on…)"],
-  [/href\s*=\s*["']\s*(?!#)/i, "a link to anything but a part of itself (href must start with #)"],
-  [/attributename\s*=\s*["']\s*(?:[\w.-]+:)?href/i, "an animation of a link"],
-  [/url\s*\(\s*["']?\s*(?!#)/i, "a style that loads an address (url() must name a part of itself with #)"],
-  [/@import/i, "a style sheet import"],
-];
-
-/** An SVG's own checks: UTF-8 text, no DOCTYPE (so no entities), no processing instruction but <?xml …?>, SVG_RULES. */
 function checkSvg(bytes: Uint8Array): void {
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     throw refused("an SVG must be UTF-8 text");
   }
+  // XML 1.0 allows no other control characters; an escape sequence could change what another encoding reads.
+  if (/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/.test(text)) throw refused("an SVG may not have control characters");
+  const encoding = /^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
+  if (encoding !== undefined && !/^utf-?8$/i.test(encoding)) throw refused("an SVG must declare UTF-8 or no encoding");
   if (/<!(?:DOCTYPE|ENTITY)/i.test(text)) throw refused("an SVG may not have a DOCTYPE or entities");
-  if (/<\?(?!xml[\s?])/i.test(text)) throw refused("an SVG may not have processing instructions (a style sheet)");
-  const plain = unescapeXml(text);
-  for (const [rule, what] of SVG_RULES) {
-    if (rule.test(plain)) throw refused(`an SVG may not have ${what}`);
+  // Before the root too, where the walk below does not look: only the XML declaration itself.
+  if (/<\?(?!xml[\s?])/i.test(text)) throw refused("an SVG may not have a processing instruction (a style sheet)");
+  let root: Element | null;
+  try {
+    const parser = new DOMParser({
+      onError: (level, message) => {
+        if (level !== "warning") throw new Error(message);
+      },
+    });
+    root = parser.parseFromString(text, "image/svg+xml").documentElement as unknown as Element | null;
+  } catch {
+    throw refused("an SVG must be well-formed XML");
   }
+  if (!root || root.namespaceURI !== NS.svg || root.localName !== "svg") {
+    throw refused("an SVG's root must be <svg> in the SVG namespace");
+  }
+  const problem = treeProblem(root);
+  if (problem) throw refused(`an SVG may not have ${problem}`);
 }
 
 /**

@@ -193,10 +193,13 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
         if (body.visibility !== undefined) changes.visibility = storedVisibility(body.visibility);
         if (body.customDomain !== undefined) changes.custom_domain = body.customDomain;
         for (const kind of IMAGE_KINDS) {
-          const value = body[kind];
+          // An upload's path written as this server's address is the path.
+          const given = body[kind];
+          const own = given?.startsWith(`${publicUrl}/assets/`) ? given.slice(publicUrl.length) : given;
+          const value = own !== undefined && own !== null && IMAGE_PATH.test(own) ? own : given;
           // The page's current value, sent back as it came, changes nothing (and keeps an upload).
           if (value === undefined || value === current[kind]) continue;
-          if (value !== null && IMAGE_PATH.test(value)) {
+          if (value !== null && (IMAGE_PATH.test(value) || value.startsWith(`${publicUrl}/assets/`))) {
             throw invalidField(
               kind,
               `an uploaded image's path is only accepted as the page's current ${kind}; upload with PUT`,

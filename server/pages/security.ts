@@ -38,11 +38,11 @@ export function pageHeaders(frameAncestors: string, images: string[] = []): Reco
   };
 }
 
-/** The origins of a page's logo and favicon when they are https addresses (an upload is the page's own). */
+/**
+ * What a page's img-src adds for its logo and favicon: `https:` when either is an https address (not only its host:
+ * such addresses often redirect to another, as https://github.com/<org>.png does, and an image runs no script), else
+ * nothing (an upload is the page's own).
+ */
 export function imageOrigins(page: { logo?: string | null; favicon?: string | null } | null): string[] {
-  const origins = new Set<string>();
-  for (const src of [page?.logo, page?.favicon]) {
-    if (src && URL.canParse(src) && new URL(src).protocol === "https:") origins.add(new URL(src).origin);
-  }
-  return [...origins];
+  return [page?.logo, page?.favicon].some((src) => src?.startsWith("https://")) ? ["https:"] : [];
 }

@@ -190,19 +190,64 @@ describeStores("a status page's logo and favicon", (kind) => {
           '<?xml-stylesheet href="https://evil.example/x.css"?><svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
         ),
       ],
+      // What a denylist let through (review of 89bd0a4): each must be refused by what the file is, as parsed.
+      [
+        "another declared encoding, whose escapes spell <script>",
+        new TextEncoder().encode(
+          '<?xml version="1.0" encoding="ISO-2022-JP"?><svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><scr\u001b(Bipt>alert(1)</scr\u001b(Bipt></svg>',
+        ),
+      ],
+      ["a script under a non-ASCII prefix", svg('<é:script xmlns:é="http://www.w3.org/2000/svg">alert(1)</é:script>')],
+      [
+        "an HTML document behind an <svg in a comment",
+        new TextEncoder().encode(
+          '<!-- <svg width="1" height="1"> --><html xmlns="http://www.w3.org/1999/xhtml"><body><form action="javascript:alert(1)"><button>Go</button></form></body></html>',
+        ),
+      ],
+      ["HTML inside", svg('<h:img xmlns:h="http://www.w3.org/1999/xhtml" src="https://evil.example/t.png"/>')],
+      [
+        "a zero-padded reference to href",
+        svg('<a><set attributeName="&#x0000000000068;ref" to="javascript:alert(1)"/></a>'),
+      ],
+      ["a CSS escape", svg("<style>rect { fill: u\\rl(https://evil.example/t.png) }</style>")],
+      [
+        "an image-set",
+        svg('<rect width="1" height="1" style="fill: image-set(&quot;https://evil.example/t.png&quot; 1x)"/>'),
+      ],
+      ["an xml:base", svg('<use xml:base="https://evil.example/" href="#a"/>')],
     ];
     for (const [what, body] of hostile) {
       const res = await put(`/public/v1/status-pages/${id}/logo`, body, "image/svg+xml");
       expect(res.status, what).toBe(400);
       const error = ErrorEnvelope.parse(await res.json());
       expect(error.details?.[0]?.field).toBe("(body)");
-      expect(error.message, what).toMatch(/an SVG may not have/);
+      expect(error.message, what).toMatch(/an SVG('s root must| may not have| must)/);
     }
     const plain = svg(
       '<defs><linearGradient id="g"><stop offset="0" stop-color="#06f"/></linearGradient><circle id="c" r="5"/></defs><rect width="40" height="40" fill="url(#g)"/><use href="#c" x="20" y="20"/>',
       ' viewBox="0 0 40 40"',
     );
     expect((await put(`/public/v1/status-pages/${id}/logo`, plain, "image/svg+xml")).status).toBe(200);
+    // What editors export: Inkscape's and Sodipodi's namespaces and RDF metadata, Illustrator's declaration and
+    // comment, quoted url(#…), spaced href, an embedded PNG fill.
+    const exported = new TextEncoder().encode(
+      `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<!-- Generator: Adobe Illustrator 27.0.0, SVG Export Plug-In -->
+<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
+  xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape" xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd"
+  xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:cc="http://creativecommons.org/ns#" xmlns:dc="http://purl.org/dc/elements/1.1/"
+  width="120" height="40" viewBox="0 0 120 40" version="1.1" inkscape:version="1.3" sodipodi:docname="logo.svg" xml:space="preserve">
+  <sodipodi:namedview id="nv" pagecolor="#ffffff" inkscape:zoom="2"/>
+  <metadata><rdf:RDF><cc:Work rdf:about=""><dc:format>image/svg+xml</dc:format></cc:Work></rdf:RDF></metadata>
+  <defs><linearGradient id="g"><stop offset="1" stop-color="#f60"/></linearGradient>
+  <style type="text/css"><![CDATA[ .a { fill: url('#g'); } ]]></style></defs>
+  <g inkscape:label="Layer 1" inkscape:groupmode="layer"><rect class="a" width="40" height="40" style="fill:url( &quot;#g&quot; )"/>
+  <use xlink:href=" #g"/><image width="1" height="1" href="data:image/png;base64,iVBORw0KGgo="/>
+  <text x="50" y="28" font-family="Inter">Acme</text></g>
+</svg>`,
+    );
+    const ok = await put(`/public/v1/status-pages/${id}/logo`, exported, "image/svg+xml");
+    expect(ok.status, await ok.clone().text()).toBe(200);
   });
 
   test("a GIF frame or an ICO's PNG larger than 4096 px is refused, though the header or directory says small", async () => {
@@ -224,7 +269,7 @@ describeStores("a status page's logo and favicon", (kind) => {
     expect(PageEnvelope.parse(await ico.json()).data.favicon).toMatch(/\.ico$/);
   });
 
-  test("a page's CSP lets in only its own images and its logo's and favicon's hosts", async () => {
+  test("a page's CSP lets in only its own images, and https images when its logo or favicon is an address", async () => {
     const plain = await newPage();
     const csp = async (slug: string) =>
       (await app.request(`/${slug}`)).headers.get("content-security-policy")?.match(/img-src [^;]*/)?.[0];
@@ -233,7 +278,8 @@ describeStores("a status page's logo and favicon", (kind) => {
       logo: "https://cdn.example.com/logo.svg",
       favicon: "https://icons.example.org:8443/icon.png",
     });
-    expect(await csp(branded.slug)).toBe("img-src 'self' data: https://cdn.example.com https://icons.example.org:8443");
+    // Not only their hosts: an address that redirects (https://github.com/<org>.png) must still load.
+    expect(await csp(branded.slug)).toBe("img-src 'self' data: https:");
   });
 
   test("a page sent back as it came keeps its upload; another upload's path is refused", async () => {
