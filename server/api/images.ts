@@ -178,7 +178,8 @@ function checkSvg(bytes: Uint8Array): void {
     throw refused("an SVG must be UTF-8 text");
   }
   // XML 1.0 allows no other control characters; an escape sequence could change what another encoding reads.
-  if (/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/.test(text)) throw refused("an SVG may not have control characters");
+  const control = (ch: string) => (ch < " " && ch !== "\t" && ch !== "\n" && ch !== "\r") || ch === "\u007f";
+  if ([...text].some(control)) throw refused("an SVG may not have control characters");
   const encoding = /^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
   if (encoding !== undefined && !/^utf-?8$/i.test(encoding)) throw refused("an SVG must declare UTF-8 or no encoding");
   if (/<!(?:DOCTYPE|ENTITY)/i.test(text)) throw refused("an SVG may not have a DOCTYPE or entities");
