@@ -2,8 +2,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { SecretBox } from "./accounts/sealed.ts";
+import type { DeliveryDeps } from "./alerts/deliver.ts";
 import { createMailer, type Mailer } from "./anon/mail.ts";
 import { anonCors, anonPages, anonRoutes } from "./anon/routes.ts";
+import { alertChannelRoutes } from "./api/alert-channels.ts";
 import { BadgePages, badgeRoutes } from "./api/badges.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { embedRoutes } from "./api/embed.ts";
@@ -64,6 +67,8 @@ export interface AppDeps {
   embedDir?: string;
   /** Mail out (default: SMTP_URL, else .eml files in the data directory). */
   mailer?: Mailer;
+  /** How alerts reach receivers beyond the configuration: tests' certificate authority. */
+  alertPolicy?: DeliveryDeps["policy"];
   /** The rate limiter (default: counters in this process's memory; main.ts passes PostgreSQL's when configured). */
   limiter?: Limiter;
   /** How status-page passwords are checked (default scrypt, on the real clock); tests count the hashes. */
@@ -124,6 +129,17 @@ export function createApp({
     ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
     ...itemRoutes({ store, clock, changed }),
     ...incidentRoutes({ store, clock, changed }),
+    ...alertChannelRoutes({
+      store,
+      clock,
+      secrets: new SecretBox(config.secretKey, config.dataDir),
+      delivery: {
+        mailer,
+        allowPrivate: config.allowPrivateTargets,
+        ...(deps.alertPolicy ? { policy: deps.alertPolicy } : {}),
+      },
+      providers: { apis: config.alertApis },
+    }),
     ...publicPageRoutes({ store, clock, views, config, limiter, passwordChecks: deps.passwordChecks }),
     ...badgeRoutes({ pages: badgePages, clock }),
     ...anonRoutes({ store, clock, config, logger, mailer, limiter }),

@@ -57,6 +57,9 @@ export const ConfigSchema = z.object({
   PORCHLIGHT_REGION: Region.default("local"),
   PORCHLIGHT_ENGINE: z.enum(["on", "off"]).default("on"),
   PORCHLIGHT_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
+  PORCHLIGHT_SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+  PORCHLIGHT_TELEGRAM_API_URL: z.url({ protocol: /^https?$/ }).default("https://api.telegram.org"),
+  PORCHLIGHT_PAGERDUTY_EVENTS_URL: z.url({ protocol: /^https?$/ }).default("https://events.pagerduty.com/v2/enqueue"),
   PORCHLIGHT_LANDING_PAGES: z.enum(["true", "false"]).default("true"),
   PORCHLIGHT_CHECK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(500),
   PORCHLIGHT_PAGE_LOCALE: PageLocale.default("en"),
@@ -106,6 +109,13 @@ function configSchema(cwd: string) {
     region: e.PORCHLIGHT_REGION,
     engine: e.PORCHLIGHT_ENGINE === "on",
     allowPrivateTargets: e.PORCHLIGHT_ALLOW_PRIVATE_TARGETS === "true",
+    /** The key alert channels' credentials are sealed with; undefined: the data directory's key file. */
+    secretKey: e.PORCHLIGHT_SECRET_KEY,
+    /** Where the Telegram and PagerDuty channels post (a self-hosted Bot API server; a test's receiver). */
+    alertApis: {
+      telegram: e.PORCHLIGHT_TELEGRAM_API_URL.replace(/\/+$/, ""),
+      pagerduty: e.PORCHLIGHT_PAGERDUTY_EVENTS_URL,
+    },
     /** Whether the landing page (GET /) lists the public status pages; false leaves only its developer links. */
     landingPages: e.PORCHLIGHT_LANDING_PAGES === "true",
     checkConcurrency: e.PORCHLIGHT_CHECK_CONCURRENCY,

@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe } from "vitest";
 import { createToken, createUser } from "../server/accounts/accounts.ts";
 import type { Mailer } from "../server/anon/mail.ts";
-import { createApp } from "../server/app.ts";
+import { type AppDeps, createApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore, type Store } from "../server/store/store.ts";
@@ -169,7 +169,13 @@ export class TestClock {
 }
 
 export function testConfig(env: Record<string, string> = {}) {
-  return loadConfig({ LOG_LEVEL: "silent", PORCHLIGHT_PUBLIC_URL: "http://status.test", ...env });
+  return loadConfig({
+    LOG_LEVEL: "silent",
+    PORCHLIGHT_PUBLIC_URL: "http://status.test",
+    // Alert channels' settings are sealed under this key: no test writes a key file into ./data.
+    PORCHLIGHT_SECRET_KEY: "test-secret-key-0123456789abcdefghij",
+    ...env,
+  });
 }
 
 export type App = ReturnType<typeof createApp>["app"];
@@ -182,6 +188,7 @@ export function makeApp(
     env?: Record<string, string>;
     logger?: ReturnType<typeof createLogger>;
     mailer?: Mailer;
+    alertPolicy?: AppDeps["alertPolicy"];
   } = {},
 ) {
   const clock = options.clock ?? new TestClock();
@@ -192,6 +199,7 @@ export function makeApp(
     clock,
     checkResponses: true,
     ...(options.mailer ? { mailer: options.mailer } : {}),
+    ...(options.alertPolicy ? { alertPolicy: options.alertPolicy } : {}),
   });
   return { app, listener, fastPath, fastPathCounts, recorded, clock };
 }

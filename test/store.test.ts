@@ -32,6 +32,7 @@ describeStores("store", (kind) => {
       "0003_anon",
       "0004_incident_items",
       "0005_page_images",
+      "0006_alert_channels",
     ]);
     await again.close();
   });

@@ -23,6 +23,8 @@ export const PERMISSIONS = [
   "status_pages:read",
   "status_pages:write",
   "incidents:write",
+  "alerts:read",
+  "alerts:write",
   "members:manage",
   "workspace:manage",
 ] as const;
@@ -32,6 +34,14 @@ export type Permission = (typeof PERMISSIONS)[number];
 export const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
   owner: PERMISSIONS,
   admin: PERMISSIONS.filter((p) => p !== "workspace:manage"),
-  editor: ["sites:read", "sites:write", "status_pages:read", "status_pages:write", "incidents:write"],
-  viewer: ["sites:read", "status_pages:read"],
+  editor: [
+    "sites:read",
+    "sites:write",
+    "status_pages:read",
+    "status_pages:write",
+    "incidents:write",
+    "alerts:read",
+    "alerts:write",
+  ],
+  viewer: ["sites:read", "status_pages:read", "alerts:read"],
 };

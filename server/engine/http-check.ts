@@ -26,6 +26,8 @@ export interface CheckTarget {
   errorCodes: number[];
   /** The engine's region, named in the User-Agent so that a target's owner can tell the regions apart. */
   region?: string;
+  /** A request body (an alert's), sent with every method but GET and HEAD. */
+  body?: string;
 }
 
 /** How checks behave: the same policy for every site of an engine. */
@@ -46,6 +48,11 @@ export interface CheckPolicy {
    * and with its own message.
    */
   refuseAddress?: (address: string) => string | null;
+  /**
+   * Refuse a server whose certificate does not verify before anything is sent (an alert's body and address are the
+   * owner's): a check instead connects and reports the certificate as a finding.
+   */
+  verifyTls?: boolean;
 }
 
 export interface Certificate {
@@ -306,8 +313,9 @@ async function request(
           host: addressToUse,
           port,
           servername: isIP(host) ? undefined : host,
-          // Verified below, not refused: an invalid certificate is a finding to report with its reason.
-          rejectUnauthorized: false,
+          // Verified below, not refused: an invalid certificate is a finding to report with its reason (unless the
+          // policy must not send to such a server at all).
+          rejectUnauthorized: policy.verifyTls ?? false,
           ALPNProtocols: ["http/1.1"],
           ...(secureContext ? { secureContext } : {}),
         });
@@ -354,6 +362,7 @@ async function request(
       path: `${hop.pathname}${hop.search}`,
       method,
       headers,
+      ...(target.body !== undefined && method !== "GET" && method !== "HEAD" ? { body: target.body } : {}),
       signal: deadline,
       headersTimeout: target.timeoutMs,
       bodyTimeout: target.timeoutMs,

@@ -14,6 +14,8 @@ export const TAGS = {
   "Status page items":
     "The sites a status page shows, with their labels, visibility and order. The sites themselves stay.",
   Incidents: "A status page's incidents and their updates, from investigating to resolved.",
+  "Alert channels":
+    "Where a workspace's alerts go: e-mail, a signed webhook, Slack, Discord, Microsoft Teams, Telegram, ntfy or PagerDuty. Addresses, tokens and keys are write-only: answers show them masked.",
   "Public status pages":
     "What a status page's visitors read, by slug, with no workspace token: the page, its items and its incidents. Public pages are cacheable and revalidate with ETag; password pages take X-Status-Page-Password; private pages take a member's token. CORS is open to any origin, without credentials.",
   "Anonymous utilities":

@@ -309,6 +309,29 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex("page_images_hash").on("page_images").column("hash").execute();
       }),
     },
+    "0006_alert_channels": {
+      up: atomically(dialect, async (db) => {
+        // Where a workspace's alerts go. config is the type's settings as JSON, sealed (server/accounts/sealed.ts):
+        // webhook addresses and tokens are credentials. target is what answers show of it, masked.
+        await db.schema
+          .createTable("alert_channels")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("workspace_id", "text", (c) => c.notNull().references("workspaces.id").onDelete("cascade"))
+          .addColumn("name", "text", (c) => c.notNull())
+          .addColumn("type", "text", (c) => c.notNull())
+          .addColumn("config", "text", (c) => c.notNull())
+          .addColumn("target", "text", (c) => c.notNull())
+          .addColumn("enabled", "integer", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex("alert_channels_workspace")
+          .on("alert_channels")
+          .columns(["workspace_id", "created_at"])
+          .execute();
+      }),
+    },
   };
 }
 

@@ -106,6 +106,18 @@ export interface Database {
     created_at: string;
     updated_at: string;
   };
+  /** A workspace's alert channel: config sealed (it holds credentials), target masked for answers. */
+  alert_channels: {
+    id: string;
+    workspace_id: string;
+    name: string;
+    type: string;
+    config: string;
+    target: string;
+    enabled: number;
+    created_at: string;
+    updated_at: string;
+  };
   /** A page's uploaded logo or favicon (kind), served by its hash at /assets/<hash>.<ext>. */
   page_images: {
     page_id: number;
@@ -193,3 +205,4 @@ export type IncidentRow = Selectable<Database["incidents"]>;
 export type IncidentUpdateRow = Selectable<Database["incident_updates"]>;
 export type StatRow = Selectable<Database["daily_stats"]>;
 export type TokenRow = Selectable<Database["api_tokens"]>;
+export type ChannelRow = Selectable<Database["alert_channels"]>;

@@ -4,6 +4,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { AccountQueries } from "./accounts.ts";
+import { AlertQueries } from "./alerts.ts";
 import { AnonQueries } from "./anon-jobs.ts";
 import { CheckQueries } from "./checks.ts";
 import { Connection, type Db, type Dialect, isUniqueViolation } from "./connection.ts";
@@ -93,6 +94,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 export class Store extends Connection {
   readonly accounts: AccountQueries;
   readonly pages: PageQueries;
+  readonly alerts: AlertQueries;
   readonly incidents: IncidentQueries;
   readonly sites: SiteQueries;
   readonly views: ViewQueries;
@@ -112,6 +114,7 @@ export class Store extends Connection {
     super(db, dialect);
     this.accounts = new AccountQueries(this, othersWrote);
     this.pages = new PageQueries(this);
+    this.alerts = new AlertQueries(this);
     this.incidents = new IncidentQueries(this, this.pages);
     this.sites = new SiteQueries(this, this.incidents);
     this.views = new ViewQueries(this, this.sites, this.incidents);

@@ -112,11 +112,19 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     const item = (await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: site.id })).json.data;
     const incident = (await api.post(`/public/v1/status-pages/${page.id}/incidents`, { title: "t", message: "m" })).json
       .data;
+    const channel = (
+      await api.post("/public/v1/alert-channels", {
+        name: "C",
+        type: "slack",
+        config: { url: "https://hooks.example.com/services/x" },
+      })
+    ).json.data;
     ids = {
       siteId: site.id,
       id: String(page.id),
       itemId: String(item.id),
       incidentId: String(incident.id),
+      channelId: channel.id,
       slug: page.slug,
       // Well formed; no snapshot was ever asked for.
       snapshotId: "AAAAAAAAAAAAAAAAAAAAAA",
@@ -216,6 +224,8 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     if (op.path.endsWith("/incidents")) return { title: "t", message: "m" };
     if (op.path.endsWith("{incidentId}")) return { title: "t" };
     if (op.path.startsWith("/public/v1/site/")) return { name: "x" };
+    if (op.path === "/public/v1/alert-channels")
+      return { name: "x", type: "slack", config: { url: "https://x.example/" } };
     if (op.method === "DELETE") return { confirmName: "P" };
     return { name: "x" };
   };
@@ -366,6 +376,12 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     },
     "POST /public/v1/status-pages/{id}/incidents/{incidentId}/updates": { status: "monitoring", message: "m" },
     "PATCH /public/v1/status-pages/{id}/incidents/{incidentId}": { title: "t" },
+    "POST /public/v1/alert-channels": {
+      name: "N",
+      type: "webhook",
+      config: { url: "https://hooks.example.com/in", secret: "a-secret-of-16-chars" },
+    },
+    "PATCH /public/v1/alert-channels/{channelId}": { name: "N", config: { url: "https://hooks.example.com/x" } },
     "POST /public/anon/domain-snapshot": { domain: "example.com" },
     "POST /public/anon/domain-report-24h": { domain: "example.com", email: "someone@example.com" },
   });

@@ -226,7 +226,10 @@ describeStores("sites API", (kind) => {
     const viewer = client(app, (await seedMember(store, owner.email, "viewer")).token);
     const read = await viewer.get(`/public/v1/site/${site.id}`);
     expect(read.status).toBe(200);
-    expect(read.json.data.role).toEqual({ name: "viewer", permissions: ["sites:read", "status_pages:read"] });
+    expect(read.json.data.role).toEqual({
+      name: "viewer",
+      permissions: ["sites:read", "status_pages:read", "alerts:read"],
+    });
     const write = await viewer.patch(`/public/v1/site/${site.id}`, { name: "nope" });
     expect(write.status).toBe(403);
     expect(write.json.error).toBe("forbidden");

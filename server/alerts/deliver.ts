@@ -1,0 +1,83 @@
+/**
+ * Sends what a provider made: an HTTP request through the engine's checker (the address each socket connects to is
+ * judged, private ones only where the operator allows them; bounded time and answer; no redirect followed; a
+ * certificate that does not verify refuses the request before anything is sent), or an e-mail through the server's
+ * mail transport. Never throws: every outcome is a DeliveryResult, and no result holds a credential (errors name
+ * hosts, never paths, tokens or bodies sent).
+ */
+import { performance } from "node:perf_hooks";
+import type { DeliveryResult } from "../contract/alerts.ts";
+import { DEFAULT_SUCCESS_CODES } from "../contract/site.ts";
+import { type CheckPolicy, checkHttp } from "../engine/http-check.ts";
+import type { Outbound } from "./outbound.ts";
+
+/** The part of the mail transport alerts use (server/anon/mail.ts's Mailer is one). */
+export interface AlertMailer {
+  send(message: {
+    to: string;
+    subject: string;
+    text: string;
+    html: string;
+    headers?: Record<string, string>;
+  }): Promise<{ messageId: string }>;
+}
+
+export interface DeliveryDeps {
+  mailer: AlertMailer;
+  /** PORCHLIGHT_ALLOW_PRIVATE_TARGETS: receivers on private, loopback and link-local addresses. */
+  allowPrivate: boolean;
+  /** A whole delivery's time. */
+  timeoutMs?: number;
+  /** Tests: their CA, their resolver. */
+  policy?: Pick<CheckPolicy, "extraCa" | "resolve">;
+}
+
+/** How much of a receiver's answer is kept. */
+const ANSWER_CHARS = 1000;
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+export async function deliver(outbound: Outbound, deps: DeliveryDeps): Promise<DeliveryResult> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  if (outbound.kind === "email") {
+    try {
+      const sent = await deps.mailer.send({
+        to: outbound.to.join(", "),
+        subject: outbound.subject,
+        text: outbound.text,
+        html: outbound.html,
+        headers: outbound.headers,
+      });
+      return { ok: true, statusCode: null, error: null, responseTimeMs: ms(), response: sent.messageId };
+    } catch (error) {
+      return { ok: false, statusCode: null, error: (error as Error).message, responseTimeMs: ms(), response: "" };
+    }
+  }
+  const result = await checkHttp(
+    {
+      url: outbound.url,
+      method: "POST",
+      headers: Object.entries(outbound.headers).map(([name, value]) => ({ name, value })),
+      timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+      successCodes: DEFAULT_SUCCESS_CODES,
+      errorCodes: [],
+      body: outbound.body,
+    },
+    {
+      allowPrivate: deps.allowPrivate,
+      maxRedirects: 0,
+      bodyCapBytes: ANSWER_CHARS * 4,
+      verifyTls: true,
+      ...deps.policy,
+    },
+  );
+  const code = result.statusCode;
+  const delivered = result.ok && code !== null && code >= 200 && code < 300;
+  return {
+    ok: delivered,
+    statusCode: code,
+    error: delivered ? null : (result.error ?? `HTTP ${code}: the receiver did not accept it`),
+    responseTimeMs: ms(),
+    response: result.body.slice(0, ANSWER_CHARS),
+  };
+}

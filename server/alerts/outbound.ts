@@ -1,0 +1,67 @@
+/**
+ * What a channel sends for an event: an HTTP request or an e-mail, as plain data (providers/ make them, deliver.ts
+ * sends them), and the words every provider shares.
+ */
+import type { AlertEvent, ChannelConfig, ChannelType } from "../contract/alerts.ts";
+
+export type Outbound =
+  | { kind: "http"; url: string; headers: Record<string, string>; body: string }
+  | { kind: "email"; to: string[]; subject: string; text: string; html: string; headers: Record<string, string> };
+
+/** Where providers with a fixed service post (configurable for a self-hosted server, or a test's receiver). */
+export interface ProviderContext {
+  apis: { telegram: string; pagerduty: string };
+}
+
+/** One provider: its masked target and its format; adding a provider is a module like these and a test. */
+export interface Provider<T extends ChannelType> {
+  /** What answers show of the settings: never a credential whole. */
+  target(config: ChannelConfig[T]): string;
+  /** The request (or e-mail) that tells the event. */
+  format(event: AlertEvent, config: ChannelConfig[T], context: ProviderContext): Outbound;
+}
+
+/** Each event type's mark, colour (the status page's) and word. */
+export const LOOK: Record<AlertEvent["type"], { mark: string; colour: string; word: string }> = {
+  "site.down": { mark: "🔴", colour: "#c4232d", word: "Down" },
+  "site.recovered": { mark: "✅", colour: "#1a7f37", word: "Recovered" },
+  "site.degraded": { mark: "🟠", colour: "#8a5300", word: "Degraded" },
+  test: { mark: "🔔", colour: "#2563eb", word: "Test" },
+};
+
+/** The event in a few lines of plain text: its summary, then the reason or the outage's length, then the site. */
+export function plainText(event: AlertEvent): string {
+  return [
+    event.summary,
+    event.reason ? `Reason: ${event.reason}` : null,
+    event.downtimeSeconds !== null ? `Down for ${duration(event.downtimeSeconds)}.` : null,
+    `${event.site.name}: ${event.site.url}`,
+    `At ${event.occurredAt}`,
+  ]
+    .filter((line) => line !== null)
+    .join("\n");
+}
+
+/** A duration in words: "45 s", "12 min", "3 h 5 min", "2 d 4 h". */
+export function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+/** An address as answers show it: its origin, and "/…" for a path, which often holds the credential. */
+export function maskUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname === "/" && !parsed.search ? "" : "/…"}`;
+}
+
+/** A JSON request: the common case. */
+export const postJson = (url: string, body: unknown, headers: Record<string, string> = {}): Outbound => ({
+  kind: "http",
+  url,
+  headers: { "content-type": "application/json", ...headers },
+  body: JSON.stringify(body),
+});

@@ -1,0 +1,258 @@
+/**
+ * A workspace's alert channels: created, read (masked), changed, deleted, and tried with a test event. A channel's
+ * settings are sealed at rest (server/accounts/sealed.ts), and no answer or log holds a credential whole.
+ */
+import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
+import { z } from "zod";
+import type { SecretBox } from "../accounts/sealed.ts";
+import { type DeliveryDeps, deliver } from "../alerts/deliver.ts";
+import type { ProviderContext } from "../alerts/outbound.ts";
+import { PROVIDERS } from "../alerts/providers/index.ts";
+import type { Clock } from "../clock.ts";
+import {
+  type AlertEvent,
+  CHANNEL_CONFIGS,
+  Channel,
+  type ChannelConfig,
+  ChannelCreate,
+  ChannelCreated,
+  ChannelId,
+  ChannelPatch,
+  type ChannelType,
+  DeliveryResult,
+} from "../contract/alerts.ts";
+import { Envelope, envelope } from "../contract/common.ts";
+import { addressRefusal } from "../engine/address-policy.ts";
+import { badRequest, notFound } from "../http/errors.ts";
+import { fieldDetails, route } from "../http/route.ts";
+import type { ChannelRow } from "../store/schema.ts";
+import type { Store } from "../store/store.ts";
+
+export interface AlertChannelDeps {
+  store: Store;
+  clock: Clock;
+  secrets: SecretBox;
+  delivery: DeliveryDeps;
+  providers: ProviderContext;
+}
+
+const ChannelParams = z.object({ channelId: ChannelId });
+
+/** A channel's settings, opened. */
+function configOf(row: ChannelRow, secrets: SecretBox): ChannelConfig[ChannelType] {
+  return JSON.parse(secrets.open(row.config)) as ChannelConfig[ChannelType];
+}
+
+/** A provider's answer for its own type (the registry pairs them; TypeScript cannot see through the index). */
+const providerOf = (type: ChannelType) => PROVIDERS[type] as (typeof PROVIDERS)["webhook"];
+
+const view = (row: ChannelRow): Channel => ({
+  id: row.id,
+  name: row.name,
+  type: row.type as ChannelType,
+  enabled: row.enabled === 1,
+  target: row.target,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/**
+ * A configured address whose host is an IP literal in a range the server may not post to: refused when it is set,
+ * not only when it is first used (a host name is judged where the socket connects, at every delivery).
+ */
+function privateTarget(config: Record<string, unknown>, allowPrivate: boolean): string | null {
+  if (allowPrivate || typeof config.url !== "string") return null;
+  const host = new URL(config.url).hostname.replace(/^\[|\]$/g, "");
+  if (!isIP(host)) return null;
+  const reason = addressRefusal(host, { allowPrivate: false });
+  return reason && `must not be a ${reason} address (the operator allows those with PORCHLIGHT_ALLOW_PRIVATE_TARGETS)`;
+}
+
+/** A type's settings checked as on creation: 400 naming config.<field>. */
+function parseConfig(type: ChannelType, value: unknown, allowPrivate: boolean): ChannelConfig[ChannelType] {
+  const parsed = CHANNEL_CONFIGS[type].safeParse(value);
+  if (!parsed.success) {
+    const details = fieldDetails(parsed.error, "config");
+    throw badRequest(`Invalid body: ${details.map((d) => `${d.field} ${d.message}`).join("; ")}`, details);
+  }
+  const refusal = privateTarget(parsed.data as Record<string, unknown>, allowPrivate);
+  if (refusal) throw badRequest(`Invalid body: config.url ${refusal}`, [{ field: "config.url", message: refusal }]);
+  return parsed.data;
+}
+
+/** The event a test sends: an example site, this channel's name. */
+function testEvent(row: ChannelRow, now: Date): AlertEvent {
+  return {
+    version: 1,
+    id: `test_${randomBytes(12).toString("hex")}`,
+    type: "test",
+    occurredAt: now.toISOString(),
+    site: { id: "example", name: "Example site", url: "https://example.com" },
+    summary: `Test alert from Porchlight: the channel "${row.name}" works.`,
+    reason: null,
+    downtimeSeconds: null,
+  };
+}
+
+export function alertChannelRoutes({ store, clock, secrets, delivery, providers }: AlertChannelDeps) {
+  const load = async (workspaceId: string, id: string) => {
+    const row = await store.alerts.channel(workspaceId, id);
+    if (!row) throw notFound("Alert channel");
+    return row;
+  };
+  return [
+    route({
+      method: "get",
+      path: "/public/v1/alert-channels",
+      operationId: "listAlertChannels",
+      summary: "List the workspace's alert channels, oldest first",
+      tag: "Alert channels",
+      access: "token",
+      permission: "alerts:read",
+      response: {
+        status: 200,
+        description: "The channels, masked",
+        schema: Envelope(z.object({ channels: z.array(Channel) })),
+      },
+      errors: [401, 403],
+      async handler({ principal: p }) {
+        const rows = await store.alerts.listChannels(p.workspaceId);
+        return envelope(200, "Alert channels", { channels: rows.map(view) });
+      },
+    }),
+    route({
+      method: "post",
+      path: "/public/v1/alert-channels",
+      operationId: "createAlertChannel",
+      summary: "Create an alert channel",
+      description:
+        "config depends on type. A webhook's signing secret is the one given, else one the server makes; either way this answer is the only one that shows it. An address whose host is a private, loopback or link-local IP is refused unless the operator allows private targets.",
+      tag: "Alert channels",
+      access: "token",
+      permission: "alerts:write",
+      body: ChannelCreate,
+      response: { status: 201, description: "The channel, and a webhook's secret", schema: Envelope(ChannelCreated) },
+      errors: [400, 401, 403, 413, 415],
+      async handler({ body, principal: p }) {
+        const config = parseConfig(body.type, body.config, delivery.allowPrivate);
+        let secret: string | undefined;
+        if (body.type === "webhook") {
+          const hook = config as ChannelConfig["webhook"];
+          hook.secret ??= `whsec_${randomBytes(24).toString("hex")}`;
+          secret = hook.secret;
+        }
+        const now = clock.now().toISOString();
+        const row = await store.alerts.insertChannel({
+          id: `ch_${randomBytes(12).toString("hex")}`,
+          workspace_id: p.workspaceId,
+          name: body.name,
+          type: body.type,
+          config: secrets.seal(JSON.stringify(config)),
+          target: providerOf(body.type).target(config as ChannelConfig["webhook"]),
+          enabled: body.enabled ? 1 : 0,
+          created_at: now,
+          updated_at: now,
+        });
+        return envelope(201, "Alert channel created", { ...view(row), ...(secret ? { secret } : {}) });
+      },
+    }),
+    route({
+      method: "get",
+      path: "/public/v1/alert-channels/{channelId}",
+      operationId: "getAlertChannel",
+      summary: "An alert channel, masked",
+      tag: "Alert channels",
+      access: "token",
+      permission: "alerts:read",
+      params: ChannelParams,
+      response: { status: 200, description: "The channel", schema: Envelope(Channel) },
+      errors: [401, 403, 404],
+      async handler({ params, principal: p }) {
+        return envelope(200, "Alert channel", view(await load(p.workspaceId, params.channelId)));
+      },
+    }),
+    route({
+      method: "patch",
+      path: "/public/v1/alert-channels/{channelId}",
+      operationId: "updateAlertChannel",
+      summary: "Rename, turn on or off, or replace an alert channel's settings",
+      description:
+        "config replaces the settings whole, checked as on creation; a webhook keeps its signing secret unless config gives a new one.",
+      tag: "Alert channels",
+      access: "token",
+      permission: "alerts:write",
+      params: ChannelParams,
+      body: ChannelPatch,
+      response: { status: 200, description: "The channel", schema: Envelope(Channel) },
+      errors: [400, 401, 403, 404, 413, 415],
+      async handler({ params, body, principal: p }) {
+        const row = await load(p.workspaceId, params.channelId);
+        const type = row.type as ChannelType;
+        const changes: Partial<ChannelRow> = { updated_at: clock.now().toISOString() };
+        if (body.name !== undefined) changes.name = body.name;
+        if (body.enabled !== undefined) changes.enabled = body.enabled ? 1 : 0;
+        if (body.config !== undefined) {
+          const config = parseConfig(type, body.config, delivery.allowPrivate);
+          if (type === "webhook") {
+            const hook = config as ChannelConfig["webhook"];
+            hook.secret ??= (configOf(row, secrets) as ChannelConfig["webhook"]).secret;
+          }
+          changes.config = secrets.seal(JSON.stringify(config));
+          changes.target = providerOf(type).target(config as ChannelConfig["webhook"]);
+        }
+        const updated = await store.alerts.updateChannel(p.workspaceId, params.channelId, changes);
+        if (!updated) throw notFound("Alert channel");
+        return envelope(200, "Alert channel updated", view(updated));
+      },
+    }),
+    route({
+      method: "delete",
+      path: "/public/v1/alert-channels/{channelId}",
+      operationId: "deleteAlertChannel",
+      summary: "Delete an alert channel",
+      tag: "Alert channels",
+      access: "token",
+      permission: "alerts:write",
+      params: ChannelParams,
+      response: { status: 200, description: "Deleted", schema: Envelope(z.object({ id: ChannelId })) },
+      errors: [401, 403, 404],
+      async handler({ params, principal: p }) {
+        if (!(await store.alerts.deleteChannel(p.workspaceId, params.channelId))) throw notFound("Alert channel");
+        return envelope(200, "Alert channel deleted", { id: params.channelId });
+      },
+    }),
+    route({
+      method: "post",
+      path: "/public/v1/alert-channels/{channelId}/test",
+      operationId: "testAlertChannel",
+      summary: "Send a test event through an alert channel and answer what the receiver said",
+      description:
+        "Sends an event of type test (an example site) now, enabled or not, and answers the outcome: ok, the receiver's HTTP status and the start of its answer, or why nothing was delivered. The request itself succeeds (200) either way.",
+      tag: "Alert channels",
+      access: "token",
+      permission: "alerts:write",
+      params: ChannelParams,
+      response: {
+        status: 200,
+        description: "The test event and its delivery",
+        schema: Envelope(z.object({ event: z.object({ id: z.string(), type: z.string() }), delivery: DeliveryResult })),
+      },
+      errors: [401, 403, 404],
+      async handler({ params, principal: p }) {
+        const row = await load(p.workspaceId, params.channelId);
+        const event = testEvent(row, clock.now());
+        const outbound = providerOf(row.type as ChannelType).format(
+          event,
+          configOf(row, secrets) as ChannelConfig["webhook"],
+          providers,
+        );
+        const result = await deliver(outbound, delivery);
+        return envelope(200, result.ok ? "Delivered" : "Not delivered", {
+          event: { id: event.id, type: event.type },
+          delivery: result,
+        });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,185 @@
+import { z } from "zod";
+import { Timestamp } from "./common.ts";
+
+/** Where alerts go: one provider's format each (server/alerts/providers/). */
+export const CHANNEL_TYPES = [
+  "email",
+  "webhook",
+  "slack",
+  "discord",
+  "teams",
+  "telegram",
+  "ntfy",
+  "pagerduty",
+] as const;
+export const ChannelType = z.enum(CHANNEL_TYPES);
+export type ChannelType = z.infer<typeof ChannelType>;
+
+/** An address a channel posts to: http or https (a private host only where the operator allows private targets). */
+const PostUrl = z
+  .url({ protocol: /^https?$/, error: "must be an http:// or https:// address" })
+  .max(2048)
+  .meta({ description: "Write-only: answers show it masked", example: "https://hooks.example.com/T0/B0/xyz" });
+
+const Emails = z
+  .array(z.email().max(254))
+  .min(1)
+  .max(10)
+  .meta({ description: "1 to 10 addresses", example: ["oncall@example.com"] });
+
+/** A signing secret: the owner's, or one the server makes (answered once, when the channel is created). */
+const SigningSecret = z
+  .string()
+  .min(16, "must be at least 16 characters")
+  .max(256)
+  .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
+
+/** Each type's settings: addresses, tokens and keys are credentials, write-only and masked in every answer. */
+export const CHANNEL_CONFIGS = {
+  email: z.strictObject({ to: Emails }),
+  webhook: z.strictObject({
+    url: PostUrl,
+    secret: SigningSecret.optional().meta({
+      description:
+        "The HMAC-SHA256 key of X-Porchlight-Signature; default: one the server makes, answered once in the creating answer",
+    }),
+  }),
+  slack: z.strictObject({ url: PostUrl.meta({ description: "A Slack incoming webhook (write-only)" }) }),
+  discord: z.strictObject({ url: PostUrl.meta({ description: "A Discord channel webhook (write-only)" }) }),
+  teams: z.strictObject({
+    url: PostUrl.meta({ description: "A Microsoft Teams workflow's (or incoming webhook's) address (write-only)" }),
+  }),
+  telegram: z.strictObject({
+    botToken: z
+      .string()
+      .regex(/^\d{1,20}:[\w-]{20,100}$/, "must be a bot token from @BotFather (123456:ABC…)")
+      .meta({ description: "Write-only" }),
+    chatId: z
+      .string()
+      .regex(/^(-?\d{1,20}|@\w{5,64})$/, "must be a chat id (a number) or @channelname")
+      .meta({ example: "-1001234567890" }),
+  }),
+  ntfy: z.strictObject({
+    url: PostUrl.meta({ description: "The topic's address, such as https://ntfy.sh/my-topic (write-only)" }),
+    token: z
+      .string()
+      .min(1)
+      .max(256)
+      .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+      .optional()
+      .meta({ description: "An access token for a protected topic (write-only)" }),
+  }),
+  pagerduty: z.strictObject({
+    routingKey: z
+      .string()
+      .regex(/^[0-9a-zA-Z]{32}$/, "must be an Events API v2 integration key (32 letters and digits)")
+      .meta({ description: "Write-only" }),
+  }),
+} as const satisfies Record<ChannelType, z.ZodType>;
+export type ChannelConfig = { [T in ChannelType]: z.infer<(typeof CHANNEL_CONFIGS)[T]> };
+
+const ChannelName = z.string().trim().min(1).max(100);
+
+/** One type's creating body. */
+const variant = <T extends ChannelType>(type: T) =>
+  z.strictObject({
+    name: ChannelName,
+    type: z.literal(type),
+    config: CHANNEL_CONFIGS[type],
+    enabled: z.boolean().default(true),
+  });
+
+export const ChannelCreate = z
+  .discriminatedUnion(
+    "type",
+    [
+      variant("email"),
+      variant("webhook"),
+      variant("slack"),
+      variant("discord"),
+      variant("teams"),
+      variant("telegram"),
+      variant("ntfy"),
+      variant("pagerduty"),
+    ],
+    { error: `type must be one of ${CHANNEL_TYPES.join(", ")}` },
+  )
+  .meta({ id: "AlertChannelCreate" });
+export type ChannelCreate = z.infer<typeof ChannelCreate>;
+
+/** name and enabled change in place; config replaces the channel's settings whole (its type stays). */
+export const ChannelPatch = z
+  .strictObject({
+    name: ChannelName.optional(),
+    enabled: z.boolean().optional(),
+    config: z.record(z.string(), z.unknown()).optional().meta({
+      description: "The whole settings of the channel's type, replacing the stored ones (checked as on creation)",
+    }),
+  })
+  .meta({ id: "AlertChannelPatch" });
+
+export const ChannelId = z
+  .string()
+  .regex(/^ch_[0-9a-f]{24}$/, "must be a channel id")
+  .meta({ description: "Alert channel id", example: "ch_6743a1f0c2d4e5f60718293a" });
+
+/** A channel as answers show it: its settings masked, its credentials never whole. */
+export const Channel = z
+  .object({
+    id: ChannelId,
+    name: z.string(),
+    type: ChannelType,
+    enabled: z.boolean(),
+    target: z.string().meta({
+      description:
+        "Where it delivers, masked: the host and the start of the path (https://hooks.slack.com/services/T0…), the addresses' domains, a chat id",
+      example: "https://hooks.slack.com/serv…",
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({ id: "AlertChannel" });
+export type Channel = z.infer<typeof Channel>;
+
+export const ChannelCreated = Channel.extend({
+  secret: z.string().optional().meta({
+    description: "A webhook's signing secret, in this answer only (store it now: later answers never show it)",
+  }),
+}).meta({ id: "AlertChannelCreated" });
+
+/** What an alert is about (version 1 of the event schema). */
+export const ALERT_EVENT_TYPES = ["site.down", "site.recovered", "site.degraded", "test"] as const;
+
+/**
+ * The event every channel is told, version 1: what a webhook receives as its JSON body, and what the other
+ * providers' messages are made from. Fields are only ever added within a version.
+ */
+export const AlertEvent = z
+  .object({
+    version: z.literal(1),
+    id: z.string().meta({
+      description: "Stable per event and channel: the same on every retry (X-Porchlight-Event-Id, PagerDuty dedup)",
+    }),
+    type: z.enum(ALERT_EVENT_TYPES),
+    occurredAt: Timestamp,
+    site: z
+      .object({ id: z.string(), name: z.string(), url: z.string() })
+      .meta({ description: "The site; a test event names an example" }),
+    summary: z.string().meta({ description: "One line in plain words, as e-mail subjects and chat messages say it" }),
+    reason: z.string().nullable().meta({ description: "The latest failure, when the site is down" }),
+    downtimeSeconds: z.int().nullable().meta({ description: "How long the outage lasted, on site.recovered" }),
+  })
+  .meta({ id: "AlertEvent" });
+export type AlertEvent = z.infer<typeof AlertEvent>;
+
+/** A delivery's outcome: what the receiver answered, or why nothing was delivered. */
+export const DeliveryResult = z
+  .object({
+    ok: z.boolean(),
+    statusCode: z.int().nullable().meta({ description: "The receiver's HTTP status; null for e-mail or no answer" }),
+    error: z.string().nullable(),
+    responseTimeMs: z.number(),
+    response: z.string().meta({ description: "The start of the receiver's answer (at most 1,000 characters)" }),
+  })
+  .meta({ id: "AlertDeliveryResult" });
+export type DeliveryResult = z.infer<typeof DeliveryResult>;
