@@ -7,6 +7,7 @@ import type { DeliveryDeps } from "./alerts/deliver.ts";
 import { createMailer, type Mailer } from "./anon/mail.ts";
 import { anonCors, anonPages, anonRoutes } from "./anon/routes.ts";
 import { alertChannelRoutes } from "./api/alert-channels.ts";
+import { alertRuleRoutes } from "./api/alert-rules.ts";
 import { BadgePages, badgeRoutes } from "./api/badges.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { embedRoutes } from "./api/embed.ts";
@@ -140,6 +141,7 @@ export function createApp({
       },
       providers: { apis: config.alertApis },
     }),
+    ...alertRuleRoutes({ store, clock }),
     ...publicPageRoutes({ store, clock, views, config, limiter, passwordChecks: deps.passwordChecks }),
     ...badgeRoutes({ pages: badgePages, clock }),
     ...anonRoutes({ store, clock, config, logger, mailer, limiter }),

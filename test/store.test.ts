@@ -33,6 +33,7 @@ describeStores("store", (kind) => {
       "0004_incident_items",
       "0005_page_images",
       "0006_alert_channels",
+      "0007_alert_outbox",
     ]);
     await again.close();
   });

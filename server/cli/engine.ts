@@ -1,3 +1,6 @@
+import { SecretBox } from "../accounts/sealed.ts";
+import type { AlertMailer } from "../alerts/deliver.ts";
+import { AlertSender } from "../alerts/sender.ts";
 import { systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { DomainLookup, loadBootstrap } from "../engine/domain.ts";
@@ -24,5 +27,20 @@ export function createEngine(
     policy: { allowPrivate: config.allowPrivateTargets },
     domains: new DomainLookup({ bootstrap: loadBootstrap(config.dataDir) }),
     ...(onRecorded ? { onRecorded } : {}),
+  });
+}
+
+/**
+ * The alerts' sender of a process that runs an engine (serve, worker): it delivers the outbox the engine writes,
+ * through `mailer` for e-mail; not started.
+ */
+export function createSender(store: Store, config: Config, logger: Logger, mailer: AlertMailer): AlertSender {
+  return new AlertSender({
+    store,
+    clock: systemClock,
+    logger,
+    secrets: new SecretBox(config.secretKey, config.dataDir),
+    delivery: { mailer, allowPrivate: config.allowPrivateTargets },
+    providers: { apis: config.alertApis },
   });
 }

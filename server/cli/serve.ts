@@ -10,7 +10,7 @@ import type { RecordSummary } from "../engine/record.ts";
 import { createLimiter } from "../http/rate-limit.ts";
 import { createLogger } from "../log.ts";
 import { openStore } from "../store/store.ts";
-import { createEngine } from "./engine.ts";
+import { createEngine, createSender } from "./engine.ts";
 import { firstStartMessage } from "./first-start.ts";
 import { Refusal } from "./refusal.ts";
 import { exitOnSignals } from "./shutdown.ts";
@@ -59,6 +59,9 @@ export async function serve(config: Config): Promise<void> {
   anon.start();
   logger.info({ mail: mailer.mode }, "anonymous utilities ready");
   engine?.start();
+  // Where the engine runs, its alerts go out.
+  const sender = engine ? createSender(store, config, logger, mailer) : null;
+  sender?.start();
   let countedSince = Date.now();
   const logCounts = () => {
     const counts = fastPathCounts.take();
@@ -75,7 +78,7 @@ export async function serve(config: Config): Promise<void> {
       logCounts();
       // The engine stops claiming at once and finishes its running checks while the server drains its requests.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([closed, engine?.stop(), anon.stop()]);
+      await Promise.all([closed, engine?.stop(), anon.stop(), sender?.stop()]);
       await Promise.all([limiter.close(), mailer.close()]);
       await store.close();
     },

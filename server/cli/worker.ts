@@ -1,7 +1,8 @@
+import { createMailer } from "../anon/mail.ts";
 import type { Config } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { openStore } from "../store/store.ts";
-import { createEngine } from "./engine.ts";
+import { createEngine, createSender } from "./engine.ts";
 import { exitOnSignals } from "./shutdown.ts";
 
 /** `porchlight worker`: an engine alone, checking from `region` until SIGINT or SIGTERM. Returns once started. */
@@ -9,11 +10,19 @@ export async function work(config: Config, region: string): Promise<void> {
   const logger = createLogger(config.logLevel);
   const store = await openStore(config);
   const engine = createEngine(store, config, logger, region);
+  // The worker delivers alerts too: every engine's process shares the outbox.
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
+  const sender = createSender(store, config, logger, mailer);
   // Before the engine says it started: a signal sent on that line must find the handler.
   exitOnSignals({
     logger,
     timeoutMs: config.shutdownTimeoutMs,
-    stop: () => engine.stop().finally(() => store.close()),
+    stop: () =>
+      Promise.all([engine.stop(), sender.stop()]).finally(() => {
+        mailer.close();
+        return store.close();
+      }),
   });
   engine.start();
+  sender.start();
 }

@@ -183,3 +183,68 @@ export const DeliveryResult = z
   })
   .meta({ id: "AlertDeliveryResult" });
 export type DeliveryResult = z.infer<typeof DeliveryResult>;
+
+/** Which events a rule sends. */
+export const AlertRuleEvents = z
+  .strictObject({
+    down: z.boolean().default(true).meta({ description: "A site confirmed down (its state turns unhealthy)" }),
+    recovered: z.boolean().default(true).meta({ description: "A down site back up, with the outage's length" }),
+    degraded: z
+      .boolean()
+      .default(false)
+      .meta({ description: "A healthy site turning degraded (slow, or a condition)" }),
+  })
+  .meta({ id: "AlertRuleEvents" });
+
+/** A workspace's default rule, or a site's own in its place. */
+export const AlertRule = z
+  .strictObject({
+    channels: z
+      .union([z.literal("all"), z.array(ChannelId).max(50)])
+      .default("all")
+      .meta({ description: '"all": every enabled channel of the workspace; or these channels (their ids)' }),
+    events: AlertRuleEvents.prefault({}),
+  })
+  .meta({ id: "AlertRule" });
+export type AlertRule = z.infer<typeof AlertRule>;
+
+/** The default when a workspace has set none: every enabled channel hears a site go down and come back. */
+export const DEFAULT_ALERT_RULE: AlertRule = AlertRule.parse({});
+
+export const SiteAlertRule = AlertRule.extend({
+  inherited: z.boolean().meta({ description: "true: the site has no rule of its own and follows the workspace's" }),
+}).meta({ id: "SiteAlertRule" });
+export type SiteAlertRule = z.infer<typeof SiteAlertRule>;
+
+/** One delivery of an event to a channel, as the delivery log shows it. */
+export const Delivery = z
+  .object({
+    id: z.int(),
+    eventId: z.string(),
+    type: z.string(),
+    channelId: ChannelId,
+    siteId: z.string(),
+    state: z.enum(["pending", "delivered", "failed"]).meta({
+      description: "pending: not yet delivered (tried again at nextAttemptAt); delivered; failed: given up",
+    }),
+    createdAt: Timestamp,
+    nextAttemptAt: Timestamp.nullable(),
+    finishedAt: Timestamp.nullable(),
+    lastStatus: z.int().nullable(),
+    lastError: z.string().nullable(),
+    summary: z.string(),
+  })
+  .meta({ id: "AlertDelivery" });
+export type Delivery = z.infer<typeof Delivery>;
+
+/** An attempt of a delivery. */
+export const DeliveryAttempt = z
+  .object({
+    at: Timestamp,
+    ok: z.boolean(),
+    statusCode: z.int().nullable(),
+    error: z.string().nullable(),
+    responseTimeMs: z.int(),
+    response: z.string(),
+  })
+  .meta({ id: "AlertDeliveryAttempt" });

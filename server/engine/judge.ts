@@ -1,3 +1,4 @@
+import type { AlertIntent } from "../alerts/events.ts";
 import type { SiteState } from "../contract/site.ts";
 import { groupBy } from "../group-by.ts";
 import type { AutomaticIncident, IncidentWrite, JudgedWrites, Showing, StatDelta } from "../store/checks.ts";
@@ -53,8 +54,10 @@ export interface IncidentIntent {
  * What judging decided: the sites' and statistics' rows to write, the incident moves (incidentWrites makes their
  * rows, once what the pages show of those sites is read), and whether a status page shows something new.
  */
-export interface Judgement extends Omit<JudgedWrites, "incidents"> {
+export interface Judgement extends Omit<JudgedWrites, "incidents" | "alerts"> {
   moves: IncidentIntent[];
+  /** The moves that alert the sites' owners (alerts/events.ts makes their outbox rows, by each site's rule). */
+  alerts: AlertIntent[];
   /** Whether something a status page shows beyond check times changed: a state, an incident. */
   pagesChanged: boolean;
 }
@@ -263,6 +266,27 @@ function siteIncidentWrites(intent: IncidentIntent, showing: Showing, at: string
 }
 
 /**
+ * The move of a site that alerts its owner, if any: down as it turns unhealthy (from any other state, a first verdict
+ * included: the quorum of its regions decided it, as for the state), recovered as a down site turns healthy or
+ * degraded (with when the outage began), degraded as a healthy (or not yet judged) site turns degraded. A pause or a
+ * verdict of unknown alerts nothing.
+ */
+function alertMove(site: SiteRow, health: Health, now: number): AlertIntent | null {
+  const from = site.state;
+  const to = health.state;
+  if (to === "unhealthy" && from !== "unhealthy") {
+    return { siteId: site.id, type: "site.down", reason: health.reason ?? health.summary, downSince: iso(now) };
+  }
+  if (from === "unhealthy" && (to === "healthy" || to === "degraded")) {
+    return { siteId: site.id, type: "site.recovered", reason: null, downSince: site.down_since };
+  }
+  if ((from === "healthy" || from === "unknown") && to === "degraded") {
+    return { siteId: site.id, type: "site.degraded", reason: health.summary, downSince: null };
+  }
+  return null;
+}
+
+/**
  * The verdict on each site with everything that follows from it (pure: no store, no clock): its state, summary,
  * check time, certificate, WordPress and conditions; the day's statistics (checks, and downtime while unhealthy);
  * and which automatic incidents move. The store writes the result in the transaction that read the input.
@@ -271,7 +295,7 @@ export function judge(input: JudgeInput): Judgement {
   const { now } = input;
   const bySite = groupBy(input.outcomes, (o) => o.check.siteId);
   const stats = new Map<string, StatDelta>();
-  const judgement: Judgement = { sites: [], stats: [], moves: [], pagesChanged: false };
+  const judgement: Judgement = { sites: [], stats: [], moves: [], alerts: [], pagesChanged: false };
   for (const site of input.sites) {
     const mine = oldestFirst(bySite.get(site.id));
     const { health, rejudgeAt } = healthOf(site, input.recent.get(site.id) ?? [], now);
@@ -295,6 +319,15 @@ export function judge(input: JudgeInput): Judgement {
     if (conditionsDueFor(site, mine, now)) {
       change.conditions = conditionsOf(site, change, input);
       change.conditions_at = iso(now);
+    }
+    const alert = alertMove(site, health, now);
+    if (alert) {
+      judgement.alerts.push(alert);
+      if (alert.type === "site.down") change.down_since = iso(now);
+      if (alert.type === "site.recovered") change.down_since = null;
+    } else if (site.state === "unhealthy" && health.state !== "unhealthy") {
+      // Out of an outage without a recovery (paused, or unknown): its start no longer counts.
+      change.down_since = null;
     }
     judgement.sites.push({ id: site.id, change });
     // Every incident move is a change of state, so this covers incidents too.

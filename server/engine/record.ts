@@ -1,6 +1,8 @@
 import type { Kysely } from "kysely";
+import { alertWrites } from "../alerts/events.ts";
 import { groupBy } from "../group-by.ts";
 import type { ClaimedRow, FinishedCheck } from "../store/checks.ts";
+import { newId } from "../store/connection.ts";
 import type { Database, SiteRow } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { DOMAIN_CACHE, type DomainInfo } from "./domain.ts";
@@ -180,6 +182,12 @@ async function judgeSites(
     judgement.moves.map((m) => m.siteId),
   );
   const incidents = incidentWrites(judgement.moves, showing, now);
-  const written = await store.checks.writeJudged(trx, { ...judgement, incidents }, iso(now));
+  // The alerts, by each site's rule, in the same transaction as the state they tell of.
+  const routes = await store.alerts.routes(
+    trx,
+    judgement.alerts.map((a) => a.siteId),
+  );
+  const alerts = alertWrites(judgement.alerts, routes, iso(now), newId);
+  const written = await store.checks.writeJudged(trx, { ...judgement, incidents, alerts }, iso(now));
   return { pagesChanged: judgement.pagesChanged, rows: written };
 }

@@ -1,7 +1,58 @@
+import type { Kysely } from "kysely";
+import { type AlertRule, DEFAULT_ALERT_RULE, type DeliveryResult } from "../contract/alerts.ts";
 import { Queries } from "./connection.ts";
-import type { ChannelRow } from "./schema.ts";
+import type { ChannelRow, Database } from "./schema.ts";
 
-/** A workspace's alert channels. */
+/** Which events a site's rule sends, and to which of the workspace's enabled channels. */
+export interface AlertRoute {
+  workspaceId: string;
+  site: { id: string; name: string; url: string };
+  channels: string[];
+  events: AlertRule["events"];
+}
+
+/** One delivery to make: an event for one channel, as the outbox holds it. */
+export interface OutboxRow {
+  event_id: string;
+  workspace_id: string;
+  channel_id: string;
+  site_id: string;
+  type: string;
+  event: string;
+  state: "pending";
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: null;
+  lease_until: null;
+  created_at: string;
+}
+
+/** A claimed delivery with what sending it needs: its channel's type, sealed settings and whether it is on. */
+export interface OutboxClaim {
+  id: number;
+  event_id: string;
+  channel_id: string;
+  event: string;
+  attempts: number;
+  created_at: string;
+  channel_type: string;
+  channel_config: string;
+  channel_enabled: boolean;
+}
+
+type RuleRow = { channels: string; events: string };
+
+const ruleOf = (row: RuleRow): AlertRule => ({
+  channels: row.channels === "all" ? "all" : (JSON.parse(row.channels) as string[]),
+  events: { ...DEFAULT_ALERT_RULE.events, ...(JSON.parse(row.events) as Partial<AlertRule["events"]>) },
+});
+const ruleRow = (rule: AlertRule, now: string) => ({
+  channels: rule.channels === "all" ? "all" : JSON.stringify(rule.channels),
+  events: JSON.stringify(rule.events),
+  updated_at: now,
+});
+
+/** A workspace's alert channels, rules, outbox and delivery log. */
 export class AlertQueries extends Queries {
   async listChannels(workspaceId: string): Promise<ChannelRow[]> {
     return this.db
@@ -43,5 +94,215 @@ export class AlertQueries extends Queries {
       .where("workspace_id", "=", workspaceId)
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
+  }
+
+  /** The workspace's default rule; the built-in one when it has set none. */
+  async defaultRule(workspaceId: string): Promise<AlertRule> {
+    const row = await this.db
+      .selectFrom("alert_defaults")
+      .select(["channels", "events"])
+      .where("workspace_id", "=", workspaceId)
+      .executeTakeFirst();
+    return row ? ruleOf(row) : DEFAULT_ALERT_RULE;
+  }
+
+  async putDefaultRule(workspaceId: string, rule: AlertRule, now: string): Promise<void> {
+    const row = ruleRow(rule, now);
+    await this.db
+      .insertInto("alert_defaults")
+      .values({ workspace_id: workspaceId, ...row })
+      .onConflict((oc) => oc.column("workspace_id").doUpdateSet(row))
+      .execute();
+  }
+
+  /** A site's own rule, if it has one. */
+  async siteRule(siteId: string): Promise<AlertRule | undefined> {
+    const row = await this.db
+      .selectFrom("site_alert_rules")
+      .select(["channels", "events"])
+      .where("site_id", "=", siteId)
+      .executeTakeFirst();
+    return row ? ruleOf(row) : undefined;
+  }
+
+  async putSiteRule(siteId: string, rule: AlertRule, now: string): Promise<void> {
+    const row = ruleRow(rule, now);
+    await this.db
+      .insertInto("site_alert_rules")
+      .values({ site_id: siteId, ...row })
+      .onConflict((oc) => oc.column("site_id").doUpdateSet(row))
+      .execute();
+  }
+
+  async deleteSiteRule(siteId: string): Promise<void> {
+    await this.db.deleteFrom("site_alert_rules").where("site_id", "=", siteId).execute();
+  }
+
+  /**
+   * Where each site's alerts go, in the caller's transaction: its rule (its own, else its workspace's, else the
+   * built-in one), with only the channels that exist and are on.
+   */
+  async routes(trx: Kysely<Database>, siteIds: string[]): Promise<Map<string, AlertRoute>> {
+    const routes = new Map<string, AlertRoute>();
+    if (siteIds.length === 0) return routes;
+    const sites = await trx
+      .selectFrom("sites")
+      .select(["id", "workspace_id", "name", "url"])
+      .where("id", "in", siteIds)
+      .execute();
+    const workspaces = [...new Set(sites.map((s) => s.workspace_id))];
+    const [own, defaults, channels] = await Promise.all([
+      trx
+        .selectFrom("site_alert_rules")
+        .select(["site_id", "channels", "events"])
+        .where("site_id", "in", siteIds)
+        .execute(),
+      trx
+        .selectFrom("alert_defaults")
+        .select(["workspace_id", "channels", "events"])
+        .where("workspace_id", "in", workspaces)
+        .execute(),
+      trx
+        .selectFrom("alert_channels")
+        .select(["id", "workspace_id"])
+        .where("workspace_id", "in", workspaces)
+        .where("enabled", "=", 1)
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute(),
+    ]);
+    for (const site of sites) {
+      const stored =
+        own.find((r) => r.site_id === site.id) ?? defaults.find((r) => r.workspace_id === site.workspace_id);
+      const rule = stored ? ruleOf(stored) : DEFAULT_ALERT_RULE;
+      const enabled = channels.filter((c) => c.workspace_id === site.workspace_id).map((c) => c.id);
+      routes.set(site.id, {
+        workspaceId: site.workspace_id,
+        site: { id: site.id, name: site.name, url: site.url },
+        channels: rule.channels === "all" ? enabled : enabled.filter((id) => (rule.channels as string[]).includes(id)),
+        events: rule.events,
+      });
+    }
+    return routes;
+  }
+
+  /** Writes deliveries to make, in the caller's transaction (the one that writes the state change). */
+  async insertOutbox(trx: Kysely<Database>, rows: OutboxRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += 100) {
+      await trx
+        .insertInto("alert_outbox")
+        .values(rows.slice(i, i + 100))
+        .execute();
+    }
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for `owner` until `leaseUntil`, in one transaction: pending ones whose time
+   * has come and whose lease (a process's that died) has expired. PostgreSQL skips rows another sender holds locked.
+   */
+  claimDue(opts: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<OutboxClaim[]> {
+    return this.transaction(async (trx) => {
+      const rows = await trx
+        .selectFrom("alert_outbox as o")
+        .innerJoin("alert_channels as c", "c.id", "o.channel_id")
+        .select([
+          "o.id",
+          "o.event_id",
+          "o.channel_id",
+          "o.event",
+          "o.attempts",
+          "o.created_at",
+          "c.type as channel_type",
+          "c.config as channel_config",
+          "c.enabled as channel_enabled",
+        ])
+        .where("o.state", "=", "pending")
+        .where("o.next_attempt_at", "<=", opts.now)
+        .where((eb) => eb.or([eb("o.lease_until", "is", null), eb("o.lease_until", "<=", opts.now)]))
+        .orderBy("o.next_attempt_at")
+        .orderBy("o.id")
+        .limit(opts.limit)
+        .$if(this.dialect === "postgres", (qb) => qb.forUpdate("o").skipLocked())
+        .execute();
+      if (rows.length === 0) return [];
+      await trx
+        .updateTable("alert_outbox")
+        .set({ lease_owner: opts.owner, lease_until: opts.leaseUntil })
+        .where(
+          "id",
+          "in",
+          rows.map((r) => r.id),
+        )
+        .execute();
+      return rows.map((r) => ({ ...r, channel_enabled: Number(r.channel_enabled) === 1 }));
+    });
+  }
+
+  /**
+   * Records a delivery's attempt and what follows (delivered, failed, or pending again at nextAttemptAt), if the
+   * claim is still `owner`'s: false when it expired and another sender may hold it (nothing is written then).
+   */
+  finishDelivery(opts: {
+    id: number;
+    owner: string;
+    state: "pending" | "delivered" | "failed";
+    attempts: number;
+    nextAttemptAt: string | null;
+    at: string;
+    startedAt: string;
+    result: DeliveryResult;
+  }): Promise<boolean> {
+    return this.transaction(async (trx) => {
+      const { result } = opts;
+      const updated = await trx
+        .updateTable("alert_outbox")
+        .set({
+          state: opts.state,
+          attempts: opts.attempts,
+          next_attempt_at: opts.nextAttemptAt ?? opts.at,
+          lease_owner: null,
+          lease_until: null,
+          finished_at: opts.state === "pending" ? null : opts.at,
+          last_status: result.statusCode,
+          last_error: result.error,
+        })
+        .where("id", "=", opts.id)
+        .where("lease_owner", "=", opts.owner)
+        .where("state", "=", "pending")
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) return false;
+      await trx
+        .insertInto("alert_attempts")
+        .values({
+          outbox_id: opts.id,
+          at: opts.startedAt,
+          ok: result.ok ? 1 : 0,
+          status_code: result.statusCode,
+          error: result.error,
+          response_ms: Math.round(result.responseTimeMs),
+          response: result.response,
+        })
+        .execute();
+      return true;
+    });
+  }
+
+  /** The newest deliveries of a workspace's channel or site, newest first. */
+  async deliveries(opts: { workspaceId: string; channelId?: string; siteId?: string; limit: number }) {
+    return this.db
+      .selectFrom("alert_outbox")
+      .selectAll()
+      .where("workspace_id", "=", opts.workspaceId)
+      .$if(opts.channelId !== undefined, (qb) => qb.where("channel_id", "=", opts.channelId as string))
+      .$if(opts.siteId !== undefined, (qb) => qb.where("site_id", "=", opts.siteId as string))
+      .orderBy("id", "desc")
+      .limit(opts.limit)
+      .execute();
+  }
+
+  /** The attempts of some deliveries, oldest first. */
+  async attempts(outboxIds: number[]) {
+    if (outboxIds.length === 0) return [];
+    return this.db.selectFrom("alert_attempts").selectAll().where("outbox_id", "in", outboxIds).orderBy("id").execute();
   }
 }

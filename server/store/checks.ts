@@ -1,4 +1,5 @@
 import { type Insertable, type Kysely, sql } from "kysely";
+import type { AlertQueries, OutboxRow } from "./alerts.ts";
 import { type Connection, newId, Queries } from "./connection.ts";
 import type { IncidentQueries } from "./incidents.ts";
 import type { Database, SiteRow } from "./schema.ts";
@@ -105,6 +106,8 @@ export interface JudgedWrites {
   stats: StatDelta[];
   /** In order: incident ids follow it. */
   incidents: IncidentWrite[];
+  /** The alerts the state changes cause, one delivery per event and channel. */
+  alerts: OutboxRow[];
 }
 
 /** What judging a set of sites reads besides the sites themselves. */
@@ -132,6 +135,7 @@ export class CheckQueries extends Queries {
     connection: Connection,
     private readonly pages: PageQueries,
     private readonly incidents: IncidentQueries,
+    private readonly alerts: AlertQueries,
   ) {
     super(connection);
   }
@@ -320,6 +324,8 @@ export class CheckQueries extends Queries {
       rows++;
     }
     rows += await this.addStats(trx, writes.stats, now);
+    await this.alerts.insertOutbox(trx, writes.alerts);
+    rows += writes.alerts.length;
     for (const write of writes.incidents) {
       if (write.kind === "open") {
         await this.incidents.insert(trx, write.incident, write.message);

@@ -332,6 +332,68 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       }),
     },
+    "0007_alert_outbox": {
+      up: atomically(dialect, async (db) => {
+        // When a site's outage began (its state turned unhealthy): a recovery's alert says how long it lasted.
+        await db.schema.alterTable("sites").addColumn("down_since", "text").execute();
+        // Which channels hear which events: a workspace's default, and a site's own rule in its place. channels is
+        // "all" (every enabled channel) or a JSON array of channel ids; events a JSON object of booleans.
+        await db.schema
+          .createTable("alert_defaults")
+          .addColumn("workspace_id", "text", (c) => c.primaryKey().references("workspaces.id").onDelete("cascade"))
+          .addColumn("channels", "text", (c) => c.notNull())
+          .addColumn("events", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable("site_alert_rules")
+          .addColumn("site_id", "text", (c) => c.primaryKey().references("sites.id").onDelete("cascade"))
+          .addColumn("channels", "text", (c) => c.notNull())
+          .addColumn("events", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .execute();
+        // One delivery to make per event and channel, written with the state change that caused it; claimed with a
+        // lease (lease_owner, lease_until) by a sender, which records each attempt in alert_attempts.
+        await db.schema
+          .createTable("alert_outbox")
+          .addColumn("id", serial, autoId)
+          .addColumn("event_id", "text", (c) => c.notNull().unique())
+          .addColumn("workspace_id", "text", (c) => c.notNull().references("workspaces.id").onDelete("cascade"))
+          .addColumn("channel_id", "text", (c) => c.notNull().references("alert_channels.id").onDelete("cascade"))
+          .addColumn("site_id", "text", (c) => c.notNull().references("sites.id").onDelete("cascade"))
+          .addColumn("type", "text", (c) => c.notNull())
+          .addColumn("event", "text", (c) => c.notNull())
+          .addColumn("state", "text", (c) => c.notNull())
+          .addColumn("attempts", "integer", (c) => c.notNull())
+          .addColumn("next_attempt_at", "text", (c) => c.notNull())
+          .addColumn("lease_owner", "text")
+          .addColumn("lease_until", "text")
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("finished_at", "text")
+          .addColumn("last_status", "integer")
+          .addColumn("last_error", "text")
+          .execute();
+        await db.schema
+          .createIndex("alert_outbox_due")
+          .on("alert_outbox")
+          .columns(["state", "next_attempt_at"])
+          .execute();
+        await db.schema.createIndex("alert_outbox_channel").on("alert_outbox").columns(["channel_id", "id"]).execute();
+        await db.schema.createIndex("alert_outbox_site").on("alert_outbox").columns(["site_id", "id"]).execute();
+        await db.schema
+          .createTable("alert_attempts")
+          .addColumn("id", serial, autoId)
+          .addColumn("outbox_id", "integer", (c) => c.notNull().references("alert_outbox.id").onDelete("cascade"))
+          .addColumn("at", "text", (c) => c.notNull())
+          .addColumn("ok", "integer", (c) => c.notNull())
+          .addColumn("status_code", "integer")
+          .addColumn("error", "text")
+          .addColumn("response_ms", "integer", (c) => c.notNull())
+          .addColumn("response", "text", (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex("alert_attempts_outbox").on("alert_attempts").column("outbox_id").execute();
+      }),
+    },
   };
 }
 

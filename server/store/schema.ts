@@ -50,6 +50,8 @@ export interface Database {
     slow_threshold_ms: Generated<number>;
     conditions: Generated<string>;
     judged_at: string | null;
+    /** When its outage began: set as it turns unhealthy, cleared as it leaves. */
+    down_since: string | null;
     rejudge_at: string | null;
     conditions_at: string | null;
     domain_checked_at: string | null;
@@ -117,6 +119,36 @@ export interface Database {
     enabled: number;
     created_at: string;
     updated_at: string;
+  };
+  alert_defaults: { workspace_id: string; channels: string; events: string; updated_at: string };
+  site_alert_rules: { site_id: string; channels: string; events: string; updated_at: string };
+  alert_outbox: {
+    id: Generated<number>;
+    event_id: string;
+    workspace_id: string;
+    channel_id: string;
+    site_id: string;
+    type: string;
+    event: string;
+    state: string;
+    attempts: number;
+    next_attempt_at: string;
+    lease_owner: string | null;
+    lease_until: string | null;
+    created_at: string;
+    finished_at: string | null;
+    last_status: number | null;
+    last_error: string | null;
+  };
+  alert_attempts: {
+    id: Generated<number>;
+    outbox_id: number;
+    at: string;
+    ok: number;
+    status_code: number | null;
+    error: string | null;
+    response_ms: number;
+    response: string;
   };
   /** A page's uploaded logo or favicon (kind), served by its hash at /assets/<hash>.<ext>. */
   page_images: {

@@ -118,7 +118,7 @@ export class Store extends Connection {
     this.incidents = new IncidentQueries(this, this.pages);
     this.sites = new SiteQueries(this, this.incidents);
     this.views = new ViewQueries(this, this.sites, this.incidents);
-    this.checks = new CheckQueries(this, this.pages, this.incidents);
+    this.checks = new CheckQueries(this, this.pages, this.incidents, this.alerts);
     this.anon = new AnonQueries(this);
   }
 

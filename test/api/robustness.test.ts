@@ -223,6 +223,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     if (op.path.endsWith("/updates")) return { status: "resolved", message: "m" };
     if (op.path.endsWith("/incidents")) return { title: "t", message: "m" };
     if (op.path.endsWith("{incidentId}")) return { title: "t" };
+    if (op.path.endsWith("/alert-rule") || op.path.endsWith("/alert-rules/default")) return { channels: "all" };
     if (op.path.startsWith("/public/v1/site/")) return { name: "x" };
     if (op.path === "/public/v1/alert-channels")
       return { name: "x", type: "slack", config: { url: "https://x.example/" } };
@@ -382,6 +383,8 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
       config: { url: "https://hooks.example.com/in", secret: "a-secret-of-16-chars" },
     },
     "PATCH /public/v1/alert-channels/{channelId}": { name: "N", config: { url: "https://hooks.example.com/x" } },
+    "PUT /public/v1/alert-rules/default": { channels: [ids.channelId], events: { down: true, degraded: true } },
+    "PUT /public/v1/site/{siteId}/alert-rule": { channels: [ids.channelId], events: { recovered: false } },
     "POST /public/anon/domain-snapshot": { domain: "example.com" },
     "POST /public/anon/domain-report-24h": { domain: "example.com", email: "someone@example.com" },
   });

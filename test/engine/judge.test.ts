@@ -57,6 +57,7 @@ function site(overrides: Partial<SiteRow> = {}): SiteRow {
     slow_threshold_ms: 2000,
     conditions: "[]",
     judged_at: iso(NOW - MIN),
+    down_since: null,
     rejudge_at: null,
     // Judged a moment ago: conditions are not due unless a row says so.
     conditions_at: iso(NOW - MIN),
@@ -588,5 +589,47 @@ describe("what an automatic incident tells visitors", () => {
         message: "Our shop is working again, though not fully yet.",
       }),
     ]);
+  });
+});
+
+describe("judge: the moves that alert the owner (issue 18)", () => {
+  const down = results("local", ["d", "d", "d"]);
+  const up = results("local", ["u", "u", "u"]);
+
+  test("healthy to unhealthy alerts down with the failure, and stamps when the outage began", () => {
+    const j = judge(input({ recent: new Map([["site-a", down]]) }));
+    expect(j.alerts).toEqual([{ siteId: "site-a", type: "site.down", reason: "HTTP 500", downSince: iso(NOW) }]);
+    expect(changeOf(j)?.down_since).toBe(iso(NOW));
+  });
+
+  test("still unhealthy alerts nothing more, and keeps the outage's start", () => {
+    const since = iso(NOW - 10 * MIN);
+    const j = judge(
+      input({ sites: [site({ state: "unhealthy", down_since: since })], recent: new Map([["site-a", down]]) }),
+    );
+    expect(j.alerts).toEqual([]);
+    expect(changeOf(j)).not.toHaveProperty("down_since");
+  });
+
+  test("unhealthy to healthy alerts recovered with when it went down, and clears the start", () => {
+    const since = iso(NOW - 42 * MIN);
+    const j = judge(
+      input({ sites: [site({ state: "unhealthy", down_since: since })], recent: new Map([["site-a", up]]) }),
+    );
+    expect(j.alerts).toEqual([{ siteId: "site-a", type: "site.recovered", reason: null, downSince: since }]);
+    expect(changeOf(j)?.down_since).toBeNull();
+  });
+
+  test("healthy to degraded alerts degraded (the rule decides whether anyone hears it); a pause alerts nothing", () => {
+    const degraded = judge(input({ recent: new Map([["site-a", results("local", ["d", "u", "u"])]]) }));
+    expect(degraded.alerts.map((a) => a.type)).toEqual(["site.degraded"]);
+    const paused = judge(
+      input({
+        sites: [site({ state: "unhealthy", pause: 1, down_since: iso(NOW) })],
+        recent: new Map([["site-a", down]]),
+      }),
+    );
+    expect(paused.alerts).toEqual([]);
+    expect(changeOf(paused)?.down_since).toBeNull();
   });
 });
