@@ -7,6 +7,7 @@
  */
 import { performance } from "node:perf_hooks";
 import type { DeliveryResult } from "../contract/alerts.ts";
+import { storableText } from "../contract/common.ts";
 import { DEFAULT_SUCCESS_CODES } from "../contract/site.ts";
 import { type CheckPolicy, checkHttp } from "../engine/http-check.ts";
 import type { Outbound } from "./outbound.ts";
@@ -19,7 +20,7 @@ export interface AlertMailer {
     text: string;
     html: string;
     headers?: Record<string, string>;
-  }): Promise<{ messageId: string }>;
+  }): Promise<{ messageId: string; file?: string }>;
 }
 
 export interface DeliveryDeps {
@@ -35,22 +36,58 @@ export interface DeliveryDeps {
 /** How much of a receiver's answer is kept. */
 const ANSWER_CHARS = 1000;
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** An e-mail's: SMTP's own timeouts add up to more (connection, greeting, an idle socket). */
+export const MAIL_TIMEOUT_MS = 30_000;
+
+/**
+ * An error or answer as stored and shown: text any store can hold (a receiver may answer NUL or binary), and never the
+ * address it was sent to beyond its origin (its path or query may be the credential).
+ */
+function shown(text: string, url?: string): string {
+  let out = storableText(text);
+  if (url) {
+    const { origin, pathname } = new URL(url);
+    for (const part of [url, pathname.length > 1 ? pathname : null]) {
+      if (part) out = out.split(part).join(part === url ? `${origin}/…` : "/…");
+    }
+  }
+  return out;
+}
 
 export async function deliver(outbound: Outbound, deps: DeliveryDeps): Promise<DeliveryResult> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   if (outbound.kind === "email") {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const sent = await deps.mailer.send({
-        to: outbound.to.join(", "),
-        subject: outbound.subject,
-        text: outbound.text,
-        html: outbound.html,
-        headers: outbound.headers,
-      });
-      return { ok: true, statusCode: null, error: null, responseTimeMs: ms(), response: sent.messageId };
+      const sent = await Promise.race([
+        deps.mailer.send({
+          to: outbound.to.join(", "),
+          subject: outbound.subject,
+          text: outbound.text,
+          html: outbound.html,
+          headers: outbound.headers,
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`the mail server did not accept it within ${MAIL_TIMEOUT_MS / 1000} s`)),
+            deps.timeoutMs ?? MAIL_TIMEOUT_MS,
+          );
+        }),
+      ]);
+      // Without SMTP_URL the message is a file in the data directory: said so, not taken for a sent mail.
+      const response = sent.file ? `written to ${sent.file} (no SMTP_URL is set)` : sent.messageId;
+      return { ok: true, statusCode: null, error: null, responseTimeMs: ms(), response: shown(response) };
     } catch (error) {
-      return { ok: false, statusCode: null, error: (error as Error).message, responseTimeMs: ms(), response: "" };
+      return {
+        ok: false,
+        statusCode: null,
+        error: shown((error as Error).message),
+        responseTimeMs: ms(),
+        response: "",
+      };
+    } finally {
+      clearTimeout(timer);
     }
   }
   const result = await checkHttp(
@@ -76,8 +113,8 @@ export async function deliver(outbound: Outbound, deps: DeliveryDeps): Promise<D
   return {
     ok: delivered,
     statusCode: code,
-    error: delivered ? null : (result.error ?? `HTTP ${code}: the receiver did not accept it`),
+    error: delivered ? null : shown(result.error ?? `HTTP ${code}: the receiver did not accept it`, outbound.url),
     responseTimeMs: ms(),
-    response: result.body.slice(0, ANSWER_CHARS),
+    response: shown(result.body.slice(0, ANSWER_CHARS), outbound.url),
   };
 }

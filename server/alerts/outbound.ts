@@ -17,8 +17,8 @@ export interface ProviderContext {
 export interface Provider<T extends ChannelType> {
   /** What answers show of the settings: never a credential whole. */
   target(config: ChannelConfig[T]): string;
-  /** The request (or e-mail) that tells the event. */
-  format(event: AlertEvent, config: ChannelConfig[T], context: ProviderContext): Outbound;
+  /** The request (or e-mail) that tells the event, sent at `sentAt` (epoch ms; a retry's is later than the event). */
+  format(event: AlertEvent, config: ChannelConfig[T], context: ProviderContext, sentAt: number): Outbound;
 }
 
 /** Each event type's mark, colour (the status page's) and word. */

@@ -34,12 +34,18 @@ export interface SenderDeps {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** How long a stop waits for the round under way. */
+const STOP_WAIT_MS = 3000;
+/** How long finished deliveries (and their attempts) stay in the log. */
+const KEEP_LOG_MS = 30 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
 
 export class AlertSender {
   readonly owner = `sender_${randomBytes(6).toString("hex")}`;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #round: Promise<number> | undefined;
   #stopped = true;
+  #prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: SenderDeps) {}
 
@@ -64,26 +70,48 @@ export class AlertSender {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    await this.#round;
+    // A round is one delivery per slot (at most a mail's 30 s); a stop does not wait that long for it: what it does
+    // not finish is claimed again when its lease expires (at least once).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.#round, new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
-  /** One round: claims the due deliveries (as many as may run at once) and delivers them. Returns how many. */
+  /**
+   * One round: claims as many due deliveries as may run at once (so each is started well within its lease, and one
+   * slow receiver holds one slot, not a queue behind it), delivers them, and once an hour prunes the log. Returns
+   * how many it claimed.
+   */
   async tick(): Promise<number> {
-    const { store, clock } = this.deps;
-    const concurrency = this.deps.concurrency ?? 16;
+    const { store, clock, logger } = this.deps;
     const now = clock.now().getTime();
+    if (now - this.#prunedAt >= PRUNE_EVERY_MS) {
+      this.#prunedAt = now;
+      await store.alerts.prune(iso(now - KEEP_LOG_MS));
+    }
+    // A read first: the claim's transaction takes SQLite's write lock, which the engine needs.
+    if (!(await store.alerts.anyDue(iso(now)))) return 0;
     const claimed = await store.alerts.claimDue({
       owner: this.owner,
       now: iso(now),
       leaseUntil: iso(now + (this.deps.leaseMs ?? 60_000)),
-      limit: concurrency * 4,
+      limit: this.deps.concurrency ?? 16,
     });
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < claimed.length; i = next++) await this.#deliverOne(claimed[i] as OutboxClaim);
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, worker));
+    await Promise.all(
+      claimed.map((row) =>
+        this.#deliverOne(row).catch(async (error: unknown) => {
+          // Not recorded (the store failed): handed back for later, not left leased.
+          logger.error({ err: error, outboxId: row.id }, "an alert's delivery could not be recorded");
+          const later = iso(clock.now().getTime() + retryDelayMs(row.attempts + 1, this.#random()));
+          await store.alerts.release(row.id, this.owner, later).catch(() => {});
+        }),
+      ),
+    );
     return claimed.length;
+  }
+
+  #random(): number {
+    return (this.deps.random ?? Math.random)();
   }
 
   async #deliverOne(row: OutboxClaim): Promise<void> {
@@ -102,21 +130,21 @@ export class AlertSender {
         config = null;
       }
       if (config === null) {
+        // Not final: another process, with the key the settings were sealed under, may deliver it.
         result = {
           ok: false,
           statusCode: null,
-          error: "the channel's settings cannot be opened (was PORCHLIGHT_SECRET_KEY changed?)",
+          error:
+            "this process cannot open the channel's settings: its PORCHLIGHT_SECRET_KEY differs from the one they were sealed with",
           responseTimeMs: 0,
           response: "",
         };
-        final = true;
+        this.deps.logger.error({ channelId: row.channel_id }, result.error as string);
       } else {
         const provider = PROVIDERS[row.channel_type as ChannelType] as (typeof PROVIDERS)["webhook"];
         const event = JSON.parse(row.event) as AlertEvent;
-        result = await deliver(
-          provider.format(event, config as ChannelConfig["webhook"], providers),
-          this.deps.delivery,
-        );
+        const outbound = provider.format(event, config as ChannelConfig["webhook"], providers, clock.now().getTime());
+        result = await deliver(outbound, this.deps.delivery);
       }
     }
     const at = clock.now().getTime();
@@ -128,7 +156,7 @@ export class AlertSender {
       owner: this.owner,
       state,
       attempts,
-      nextAttemptAt: state === "pending" ? iso(at + retryDelayMs(attempts, (this.deps.random ?? Math.random)())) : null,
+      nextAttemptAt: state === "pending" ? iso(at + retryDelayMs(attempts, this.#random())) : null,
       at: iso(at),
       result,
       startedAt: iso(started),

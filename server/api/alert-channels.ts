@@ -24,7 +24,7 @@ import {
 } from "../contract/alerts.ts";
 import { Envelope, envelope } from "../contract/common.ts";
 import { addressRefusal } from "../engine/address-policy.ts";
-import { badRequest, notFound } from "../http/errors.ts";
+import { badRequest, conflict, notFound } from "../http/errors.ts";
 import { fieldDetails, route } from "../http/route.ts";
 import type { ChannelRow } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
@@ -39,9 +39,16 @@ export interface AlertChannelDeps {
 
 const ChannelParams = z.object({ channelId: ChannelId });
 
-/** A channel's settings, opened. */
+/** A channel's settings, opened; 409 when this process's key is not the one they were sealed with. */
 function configOf(row: ChannelRow, secrets: SecretBox): ChannelConfig[ChannelType] {
-  return JSON.parse(secrets.open(row.config)) as ChannelConfig[ChannelType];
+  try {
+    return JSON.parse(secrets.open(row.config)) as ChannelConfig[ChannelType];
+  } catch {
+    throw conflict(
+      "config",
+      "cannot be opened: this server's PORCHLIGHT_SECRET_KEY is not the one the channel was saved with; set the same key on every process, or save the channel's settings again",
+    );
+  }
 }
 
 /** A provider's answer for its own type (the registry pairs them; TypeScript cannot see through the index). */
@@ -185,7 +192,7 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
       params: ChannelParams,
       body: ChannelPatch,
       response: { status: 200, description: "The channel", schema: Envelope(Channel) },
-      errors: [400, 401, 403, 404, 413, 415],
+      errors: [400, 401, 403, 404, 409, 413, 415],
       async handler({ params, body, principal: p }) {
         const row = await load(p.workspaceId, params.channelId);
         const type = row.type as ChannelType;
@@ -238,7 +245,7 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
         description: "The test event and its delivery",
         schema: Envelope(z.object({ event: z.object({ id: z.string(), type: z.string() }), delivery: DeliveryResult })),
       },
-      errors: [401, 403, 404],
+      errors: [401, 403, 404, 409],
       async handler({ params, principal: p }) {
         const row = await load(p.workspaceId, params.channelId);
         const event = testEvent(row, clock.now());
@@ -246,6 +253,7 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
           event,
           configOf(row, secrets) as ChannelConfig["webhook"],
           providers,
+          clock.now().getTime(),
         );
         const result = await deliver(outbound, delivery);
         return envelope(200, result.ok ? "Delivered" : "Not delivered", {

@@ -60,7 +60,10 @@ export const CHANNEL_CONFIGS = {
       .meta({ example: "-1001234567890" }),
   }),
   ntfy: z.strictObject({
-    url: PostUrl.meta({ description: "The topic's address, such as https://ntfy.sh/my-topic (write-only)" }),
+    url: PostUrl.refine(
+      (url) => !URL.canParse(url) || /\/[-\w]{1,64}\/?$/.test(new URL(url).pathname),
+      "must end with the topic, such as https://ntfy.sh/my-topic",
+    ).meta({ description: "The topic's address, such as https://ntfy.sh/my-topic (write-only)" }),
     token: z
       .string()
       .min(1)

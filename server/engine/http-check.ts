@@ -236,8 +236,9 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
       const location = hopResult.headers.location;
       if (REDIRECTS.has(hopResult.statusCode) && location) {
         const next = new URL(location, hop);
-        if (seen.has(next.href)) throw new CheckFailure(`redirect loop at ${next.href}`);
+        // The limit first: a caller that follows none (an alert's) never has an address named in an error.
         if (redirects >= maxRedirects) throw new CheckFailure(`too many redirects (more than ${maxRedirects})`);
+        if (seen.has(next.href)) throw new CheckFailure(`redirect loop at ${next.href}`);
         redirects++;
         // Scheme, host or port changed. Once left out they stay out, also if a later hop comes back: the other
         // origin chose that URL, and the credentials are not its to aim (curl would send them again there).

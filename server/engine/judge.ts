@@ -266,18 +266,21 @@ function siteIncidentWrites(intent: IncidentIntent, showing: Showing, at: string
 }
 
 /**
- * The move of a site that alerts its owner, if any: down as it turns unhealthy (from any other state, a first verdict
- * included: the quorum of its regions decided it, as for the state), recovered as a down site turns healthy or
- * degraded (with when the outage began), degraded as a healthy (or not yet judged) site turns degraded. A pause or a
- * verdict of unknown alerts nothing.
+ * The move of a site that alerts its owner, if any: down as it turns unhealthy (a first verdict included: the quorum of
+ * its regions decided it, as for the state), recovered as a site whose outage was alerted turns healthy or degraded
+ * (with when the outage began, also across a spell of unknown), degraded as a healthy (or not yet judged) site turns
+ * degraded. A pause or a verdict of unknown alerts nothing.
  */
 function alertMove(site: SiteRow, health: Health, now: number): AlertIntent | null {
   const from = site.state;
   const to = health.state;
-  if (to === "unhealthy" && from !== "unhealthy") {
+  // down_since marks an outage that was alerted: it lasts through unknown (a pause, stale results, a restart), so an
+  // outage seen again after one is not a second one, and a recovery after one is still told.
+  const alerted = site.down_since !== null;
+  if (to === "unhealthy" && !alerted) {
     return { siteId: site.id, type: "site.down", reason: health.reason ?? health.summary, downSince: iso(now) };
   }
-  if (from === "unhealthy" && (to === "healthy" || to === "degraded")) {
+  if (alerted && (to === "healthy" || to === "degraded")) {
     return { siteId: site.id, type: "site.recovered", reason: null, downSince: site.down_since };
   }
   if ((from === "healthy" || from === "unknown") && to === "degraded") {
@@ -325,9 +328,6 @@ export function judge(input: JudgeInput): Judgement {
       judgement.alerts.push(alert);
       if (alert.type === "site.down") change.down_since = iso(now);
       if (alert.type === "site.recovered") change.down_since = null;
-    } else if (site.state === "unhealthy" && health.state !== "unhealthy") {
-      // Out of an outage without a recovery (paused, or unknown): its start no longer counts.
-      change.down_since = null;
     }
     judgement.sites.push({ id: site.id, change });
     // Every incident move is a change of state, so this covers incidents too.

@@ -162,6 +162,7 @@ export class AlertQueries extends Queries {
         .select(["workspace_id", "channels", "events"])
         .where("workspace_id", "in", workspaces)
         .execute(),
+      // Shared locks on PostgreSQL: a channel deleted meanwhile waits for this transaction, whose outbox rows name it.
       trx
         .selectFrom("alert_channels")
         .select(["id", "workspace_id"])
@@ -169,6 +170,7 @@ export class AlertQueries extends Queries {
         .where("enabled", "=", 1)
         .orderBy("created_at")
         .orderBy("id")
+        .$if(this.dialect === "postgres", (qb) => qb.forShare())
         .execute(),
     ]);
     for (const site of sites) {
@@ -194,6 +196,38 @@ export class AlertQueries extends Queries {
         .values(rows.slice(i, i + 100))
         .execute();
     }
+  }
+
+  /** Whether any delivery is due: a read, before a claim takes the write lock. */
+  async anyDue(now: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("alert_outbox")
+      .select("id")
+      .where("state", "=", "pending")
+      .where("next_attempt_at", "<=", now)
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Hands a claim back, to be tried again at `nextAttemptAt`, if it is still `owner`'s. */
+  async release(id: number, owner: string, nextAttemptAt: string): Promise<void> {
+    await this.db
+      .updateTable("alert_outbox")
+      .set({ lease_owner: null, lease_until: null, next_attempt_at: nextAttemptAt })
+      .where("id", "=", id)
+      .where("lease_owner", "=", owner)
+      .execute();
+  }
+
+  /** Deletes finished deliveries (delivered or failed) older than `before`, with their attempts. */
+  async prune(before: string): Promise<void> {
+    await this.db
+      .deleteFrom("alert_outbox")
+      .where("state", "in", ["delivered", "failed"])
+      .where("finished_at", "<", before)
+      .execute();
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 
 type Dialect = "sqlite" | "postgres";
@@ -336,6 +336,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       up: atomically(dialect, async (db) => {
         // When a site's outage began (its state turned unhealthy): a recovery's alert says how long it lasted.
         await db.schema.alterTable("sites").addColumn("down_since", "text").execute();
+        // A site down already is not news: its outage counts from when it was last judged.
+        await sql`UPDATE sites SET down_since = judged_at WHERE state = 'unhealthy'`.execute(db);
         // Which channels hear which events: a workspace's default, and a site's own rule in its place. channels is
         // "all" (every enabled channel) or a JSON array of channel ids; events a JSON object of booleans.
         await db.schema

@@ -21,8 +21,10 @@ describeStores("alerts from the engine to a receiver", (kind) => {
   let sender: AlertSender;
   let targets: Awaited<ReturnType<typeof localTargets>>;
   let receiver: Awaited<ReturnType<typeof listen>>;
-  let received: { headers: Record<string, unknown>; event: AlertEvent }[] = [];
+  let received: { headers: Record<string, unknown>; event: AlertEvent; body: string }[] = [];
   let status = 200;
+  /** What a failing receiver answers: its body, and headers. */
+  let failure: { body: string; headers?: Record<string, string> } = { body: "broken" };
 
   beforeAll(async () => {
     targets = await localTargets();
@@ -30,14 +32,10 @@ describeStores("alerts from the engine to a receiver", (kind) => {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
-        if (status === 200) {
-          received.push({
-            headers: req.headers,
-            event: AlertEvent.parse(JSON.parse(Buffer.concat(chunks).toString())),
-          });
-        }
-        res.writeHead(status);
-        res.end(status === 200 ? "thanks" : "broken");
+        const body = Buffer.concat(chunks).toString();
+        if (status === 200) received.push({ headers: req.headers, event: AlertEvent.parse(JSON.parse(body)), body });
+        res.writeHead(status, status === 200 ? {} : (failure.headers ?? {}));
+        res.end(status === 200 ? "thanks" : failure.body);
       });
     });
   });
@@ -63,6 +61,7 @@ describeStores("alerts from the engine to a receiver", (kind) => {
     });
     received = [];
     status = 200;
+    failure = { body: "broken" };
     return () => made.engine.stop();
   });
 
@@ -156,12 +155,65 @@ describeStores("alerts from the engine to a receiver", (kind) => {
     [row] = await outbox();
     expect(row).toMatchObject({ state: "delivered", attempts: 3, last_status: 200, last_error: null });
     expect(received).toHaveLength(1);
+    // Signed when sent, 90 s after the event: the README's check (five minutes at most) takes the retry.
+    const [delivered] = received;
+    const timestamp = Number(delivered?.headers["x-porchlight-timestamp"]);
+    expect(timestamp).toBe(Math.floor(clock.now().getTime() / 1000));
+    expect(Date.parse(delivered?.event.occurredAt as string) / 1000).toBeLessThan(timestamp - 60);
     const attempts = await store.db.selectFrom("alert_attempts").select(["ok", "status_code"]).orderBy("id").execute();
     expect(attempts).toEqual([
       { ok: 0, status_code: 500 },
       { ok: 0, status_code: 500 },
       { ok: 1, status_code: 200 },
     ]);
+  });
+
+  test("an answer with NUL or binary bytes is stored as text, and a redirect is not followed nor its address named", async () => {
+    const { channel } = await setUp();
+    clock.advance(3000);
+    await made.engine.runOnce();
+    await minute();
+    status = 500;
+    failure = { body: "bad\u0000answer\u00ff" };
+    await sender.tick();
+    let [row] = await outbox();
+    expect(row).toMatchObject({ state: "pending", attempts: 1, last_status: 500 });
+    const [attempt] = await store.db.selectFrom("alert_attempts").select(["response", "error"]).execute();
+    expect(attempt?.response).toBe("bad\ufffdanswer\u00ff");
+    // A redirect to the same address (a loop) says only that redirects are not followed.
+    status = 302;
+    failure = { body: "", headers: { location: `${receiver.origin}/hook` } };
+    clock.advance(30_000);
+    await sender.tick();
+    [row] = await outbox();
+    expect(row?.last_error).toBe("too many redirects (more than 0)");
+    const log = (await api.get(`/public/v1/alert-channels/${channel.id}/deliveries`)).json.data.deliveries;
+    expect(JSON.stringify(log)).not.toContain("/hook");
+  });
+
+  test("a process with another secret key cannot open a channel: the delivery stays for a process that can", async () => {
+    await setUp();
+    clock.advance(3000);
+    await made.engine.runOnce();
+    await minute();
+    const config = testConfig();
+    const stranger = new AlertSender({
+      store,
+      clock,
+      logger: createLogger("silent"),
+      secrets: new SecretBox("another key of at least thirty-two characters", config.dataDir),
+      delivery: { mailer: { send: async () => ({ messageId: "x" }) }, allowPrivate: true },
+      providers: { apis: config.alertApis },
+      random: () => 0.5,
+    });
+    await stranger.tick();
+    let [row] = await outbox();
+    expect(row).toMatchObject({ state: "pending", attempts: 1 });
+    expect(row?.last_error).toMatch(/PORCHLIGHT_SECRET_KEY/);
+    clock.advance(30_000);
+    await sender.tick();
+    [row] = await outbox();
+    expect(row?.state).toBe("delivered");
   });
 
   test("a receiver that never accepts is given up after 24 hours", async () => {

@@ -290,6 +290,33 @@ describeStores("alert channels", (kind) => {
     expect(rows.every((row) => row.config.startsWith("v1:"))).toBe(true);
   });
 
+  test("a server with another secret key answers 409 for a channel it cannot open, and saving its settings again heals it", async () => {
+    const made = await create({ name: "Hook", type: "webhook", config: { url: `${receiver.origin}/k` } });
+    const other = client(
+      makeApp(store, {
+        env: {
+          PORCHLIGHT_SECRET_KEY: "a different key of at least thirty-two chars",
+          PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true",
+        },
+      }).app,
+      owner.token,
+    );
+    const refused = await other.post(`/public/v1/alert-channels/${made.id}/test`);
+    expect(refused.status).toBe(409);
+    expect(refused.json.details[0].field).toBe("config");
+    expect(
+      (await other.patch(`/public/v1/alert-channels/${made.id}`, { config: { url: `${receiver.origin}/k` } })).status,
+    ).toBe(409);
+    expect(
+      (
+        await other.patch(`/public/v1/alert-channels/${made.id}`, {
+          config: { url: `${receiver.origin}/k`, secret: "a-new-secret-0123456789" },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await other.post(`/public/v1/alert-channels/${made.id}/test`)).json.data.delivery.ok).toBe(true);
+  });
+
   test("bad settings name the field; a private address is refused unless the operator allows it", async () => {
     for (const [body, field] of [
       [{ name: "x", type: "sms", config: {} }, "type"],
@@ -301,6 +328,7 @@ describeStores("alert channels", (kind) => {
       [{ name: "x", type: "pagerduty", config: { routingKey: "short" } }, "config.routingKey"],
       [{ name: "x", type: "webhook", config: { url: "https://example.com", secret: "short" } }, "config.secret"],
       [{ name: "x", type: "slack", config: { url: "https://example.com", extra: 1 } }, "config.extra"],
+      [{ name: "x", type: "ntfy", config: { url: "https://ntfy.sh/" } }, "config.url"],
       [{ name: "", type: "slack", config: { url: "https://example.com" } }, "name"],
     ] as const) {
       const res = await api.post("/public/v1/alert-channels", body);

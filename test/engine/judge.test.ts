@@ -630,6 +630,43 @@ describe("judge: the moves that alert the owner (issue 18)", () => {
       }),
     );
     expect(paused.alerts).toEqual([]);
-    expect(changeOf(paused)?.down_since).toBeNull();
+    // Paused, it is judged neither down nor up: the outage's start waits for its next verdict.
+    expect(changeOf(paused)).not.toHaveProperty("down_since");
+  });
+});
+
+describe("judge: an alerted outage lasts through unknown (issue 18)", () => {
+  const since = iso(NOW - 30 * MIN);
+  const stale = results("local", ["d"], NOW - 10 * MIN);
+
+  test("unhealthy, then unknown (stale results): no alert, and the outage's start is kept", () => {
+    const j = judge(
+      input({ sites: [site({ state: "unhealthy", down_since: since })], recent: new Map([["site-a", stale]]) }),
+    );
+    expect(changeOf(j)?.state).toBe("unknown");
+    expect(j.alerts).toEqual([]);
+    expect(changeOf(j)).not.toHaveProperty("down_since");
+  });
+
+  test("unknown after an alerted outage, then unhealthy again: not a second down", () => {
+    const j = judge(
+      input({
+        sites: [site({ state: "unknown", down_since: since })],
+        recent: new Map([["site-a", results("local", ["d", "d", "d"])]]),
+      }),
+    );
+    expect(changeOf(j)?.state).toBe("unhealthy");
+    expect(j.alerts).toEqual([]);
+  });
+
+  test("unknown after an alerted outage, then healthy: the recovery is told, from when it went down", () => {
+    const j = judge(
+      input({
+        sites: [site({ state: "unknown", down_since: since })],
+        recent: new Map([["site-a", results("local", ["u", "u"])]]),
+      }),
+    );
+    expect(j.alerts).toEqual([{ siteId: "site-a", type: "site.recovered", reason: null, downSince: since }]);
+    expect(changeOf(j)?.down_since).toBeNull();
   });
 });

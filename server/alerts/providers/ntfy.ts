@@ -11,7 +11,7 @@ export const ntfy: Provider<"ntfy"> = {
   format(event, config) {
     const url = new URL(config.url);
     const topic = url.pathname.split("/").filter(Boolean).at(-1) ?? "";
-    const root = `${url.origin}${url.pathname.slice(0, url.pathname.lastIndexOf(topic)) || "/"}`;
+    const root = `${url.origin}${url.pathname.slice(0, url.pathname.lastIndexOf(topic)) || "/"}${url.search}`;
     return postJson(
       root,
       {

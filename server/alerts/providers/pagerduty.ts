@@ -8,17 +8,16 @@ const SEVERITY = {
 } as const;
 
 /**
- * PagerDuty's Events API v2: a site going down triggers an alert and its recovery resolves it, under one dedup key
- * per site (so a retry, or a second region's word, is the same alert); a degraded site triggers a warning under its
- * own key. A test triggers an info alert of its own.
+ * PagerDuty's Events API v2: one alert per site under one dedup key (so a retry is the same alert): degraded triggers
+ * it as a warning, down as critical (the same alert, raised), the recovery resolves it. A degraded site that turns
+ * healthy again without going down sends no event, so its warning stays until resolved by hand or by a later
+ * recovery. A test triggers an info alert of its own.
  */
 export const pagerduty: Provider<"pagerduty"> = {
   target: (config) => `PagerDuty integration …${config.routingKey.slice(-4)}`,
   format(event, config, { apis }) {
-    const key =
-      event.type === "test"
-        ? event.id
-        : `porchlight-${event.site.id}-${event.type === "site.degraded" ? "degraded" : "down"}`;
+    // One alert per site: degraded and down update it, the recovery resolves it.
+    const key = event.type === "test" ? event.id : `porchlight-${event.site.id}`;
     return postJson(apis.pagerduty, {
       routing_key: config.routingKey,
       event_action: event.type === "site.recovered" ? "resolve" : "trigger",

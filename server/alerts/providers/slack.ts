@@ -9,7 +9,9 @@ export const slack: Provider<"slack"> = {
     const mrkdwn = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
     return postJson(config.url, {
       text: `${look.mark} ${event.summary}`,
-      blocks: [{ type: "section", text: { type: "mrkdwn", text: mrkdwn(`${look.mark} ${plainText(event)}`) } }],
+      blocks: [
+        { type: "section", text: { type: "mrkdwn", text: mrkdwn(`${look.mark} ${plainText(event)}`).slice(0, 3000) } },
+      ],
     });
   },
 };

@@ -4,7 +4,7 @@ import { maskUrl, type Provider } from "../outbound.ts";
 
 /**
  * The signature of a webhook's body: HMAC-SHA256 with the channel's secret over `<timestamp>.<body>` (the timestamp
- * as X-Porchlight-Timestamp sends it, Unix seconds), hex, as `v1=<hex>`. A receiver computes the same and compares
+ * as X-Porchlight-Timestamp sends it: when this attempt was sent, in Unix seconds), hex, as `v1=<hex>`. A receiver computes the same and compares
  * in constant time, and refuses an old timestamp (a replay).
  */
 export function webhookSignature(secret: string, timestamp: string, body: string): string {
@@ -14,9 +14,10 @@ export function webhookSignature(secret: string, timestamp: string, body: string
 /** The generic webhook: the event itself (AlertEvent, version 1) as the JSON body, signed. */
 export const webhook: Provider<"webhook"> = {
   target: (config) => maskUrl(config.url),
-  format(event: AlertEvent, config) {
+  format(event: AlertEvent, config, _context, sentAt) {
     const body = JSON.stringify(event);
-    const timestamp = String(Math.floor(Date.parse(event.occurredAt) / 1000));
+    // When it is sent, not when it happened: a receiver refuses old timestamps (replays), and a retry is a new send.
+    const timestamp = String(Math.floor(sentAt / 1000));
     return {
       kind: "http",
       url: config.url,
