@@ -57,6 +57,7 @@ export const ConfigSchema = z.object({
   PORCHLIGHT_REGION: Region.default("local"),
   PORCHLIGHT_ENGINE: z.enum(["on", "off"]).default("on"),
   PORCHLIGHT_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
+  PORCHLIGHT_ALERT_LEASE_SECONDS: z.coerce.number().int().min(10).max(3600).default(60),
   PORCHLIGHT_SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
   PORCHLIGHT_TELEGRAM_API_URL: z.url({ protocol: /^https?$/ }).default("https://api.telegram.org"),
   PORCHLIGHT_PAGERDUTY_EVENTS_URL: z.url({ protocol: /^https?$/ }).default("https://events.pagerduty.com/v2/enqueue"),
@@ -109,6 +110,8 @@ function configSchema(cwd: string) {
     region: e.PORCHLIGHT_REGION,
     engine: e.PORCHLIGHT_ENGINE === "on",
     allowPrivateTargets: e.PORCHLIGHT_ALLOW_PRIVATE_TARGETS === "true",
+    /** How long a sender's claim on a delivery holds: how soon another process takes over a dead one's alerts. */
+    alertLeaseMs: e.PORCHLIGHT_ALERT_LEASE_SECONDS * 1000,
     /** The key alert channels' credentials are sealed with; undefined: the data directory's key file. */
     secretKey: e.PORCHLIGHT_SECRET_KEY,
     /** Where the Telegram and PagerDuty channels post (a self-hosted Bot API server; a test's receiver). */

@@ -27,7 +27,7 @@ export interface DeliveryDeps {
   mailer: AlertMailer;
   /** PORCHLIGHT_ALLOW_PRIVATE_TARGETS: receivers on private, loopback and link-local addresses. */
   allowPrivate: boolean;
-  /** A whole delivery's time. */
+  /** A whole delivery's time, at most: an HTTP request's is 10 s or less, an e-mail's 30 s or less. */
   timeoutMs?: number;
   /** Tests: their CA, their resolver. */
   policy?: Pick<CheckPolicy, "extraCa" | "resolve">;
@@ -69,10 +69,8 @@ export async function deliver(outbound: Outbound, deps: DeliveryDeps): Promise<D
           headers: outbound.headers,
         }),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`the mail server did not accept it within ${MAIL_TIMEOUT_MS / 1000} s`)),
-            deps.timeoutMs ?? MAIL_TIMEOUT_MS,
-          );
+          const ms = Math.min(deps.timeoutMs ?? MAIL_TIMEOUT_MS, MAIL_TIMEOUT_MS);
+          timer = setTimeout(() => reject(new Error(`the mail server did not accept it within ${ms / 1000} s`)), ms);
         }),
       ]);
       // Without SMTP_URL the message is a file in the data directory: said so, not taken for a sent mail.
@@ -95,7 +93,7 @@ export async function deliver(outbound: Outbound, deps: DeliveryDeps): Promise<D
       url: outbound.url,
       method: "POST",
       headers: Object.entries(outbound.headers).map(([name, value]) => ({ name, value })),
-      timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+      timeoutMs: Math.min(deps.timeoutMs ?? DELIVERY_TIMEOUT_MS, DELIVERY_TIMEOUT_MS),
       successCodes: DEFAULT_SUCCESS_CODES,
       errorCodes: [],
       body: outbound.body,

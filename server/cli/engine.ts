@@ -40,7 +40,9 @@ export function createSender(store: Store, config: Config, logger: Logger, maile
     clock: systemClock,
     logger,
     secrets: new SecretBox(config.secretKey, config.dataDir),
-    delivery: { mailer, allowPrivate: config.allowPrivateTargets },
+    // A delivery ends well within its claim: at most half of it (the default claim of 60 s leaves a mail its 30 s).
+    delivery: { mailer, allowPrivate: config.allowPrivateTargets, timeoutMs: config.alertLeaseMs / 2 },
     providers: { apis: config.alertApis },
+    leaseMs: config.alertLeaseMs,
   });
 }
