@@ -34,6 +34,7 @@ describeStores("store", (kind) => {
       "0005_page_images",
       "0006_alert_channels",
       "0007_alert_outbox",
+      "0008_expiry_reminders",
     ]);
     await again.close();
   });

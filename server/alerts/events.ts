@@ -10,24 +10,56 @@ import { duration } from "./outbound.ts";
 /** A site's move that may alert: judged by the engine (judge.ts), from one state to another. */
 export interface AlertIntent {
   siteId: string;
-  type: "site.down" | "site.recovered" | "site.degraded";
-  /** The latest failure (down), or the verdict's summary (degraded). */
+  type: Exclude<AlertEvent["type"], "test">;
+  /** The latest failure (down), the verdict's summary (degraded), the certificate's issuer or the domain's name. */
   reason: string | null;
   /** When the outage began, for a recovery: its length. */
   downSince: string | null;
+  /** A certificate's or a domain's expiry (a renewal's: the new one), and the days left. */
+  expiry?: { expiresAt: string; daysLeft: number } | null;
 }
 
 const ENABLED: Record<AlertIntent["type"], keyof AlertRoute["events"]> = {
   "site.down": "down",
   "site.recovered": "recovered",
   "site.degraded": "degraded",
+  "certificate.expiring": "certificate",
+  "certificate.renewed": "certificate",
+  "domain.expiring": "domain",
+  "domain.renewed": "domain",
 };
+
+const days = (n: number) => `${n} day${n === 1 ? "" : "s"}`;
+
+/** When an expiry comes, in words: "expires in 7 days (2026-12-01)", "expires today", "expired 2 days ago". */
+function expiresIn(expiry: NonNullable<AlertIntent["expiry"]>): string {
+  const date = expiry.expiresAt.slice(0, 10);
+  if (expiry.daysLeft < 0) return `expired ${days(-expiry.daysLeft)} ago (${date})`;
+  if (expiry.daysLeft === 0) return `expires today (${date})`;
+  return `expires in ${days(expiry.daysLeft)} (${date})`;
+}
 
 /** The event's one line, as chat messages and e-mail subjects say it. */
 function summaryOf(intent: AlertIntent, name: string, downtimeSeconds: number | null): string {
-  if (intent.type === "site.down") return `${name} is down.`;
-  if (intent.type === "site.degraded") return `${name} is degraded.`;
-  return downtimeSeconds === null ? `${name} is back up.` : `${name} is back up after ${duration(downtimeSeconds)}.`;
+  const expiry = intent.expiry;
+  switch (intent.type) {
+    case "site.down":
+      return `${name} is down.`;
+    case "site.degraded":
+      return `${name} is degraded.`;
+    case "site.recovered":
+      return downtimeSeconds === null
+        ? `${name} is back up.`
+        : `${name} is back up after ${duration(downtimeSeconds)}.`;
+    case "certificate.expiring":
+      return `The certificate of ${name} ${expiry ? expiresIn(expiry) : "expires soon"}.`;
+    case "certificate.renewed":
+      return `The certificate of ${name} was renewed${expiry ? `: it expires on ${expiry.expiresAt.slice(0, 10)}` : ""}.`;
+    case "domain.expiring":
+      return `The domain of ${name} ${expiry ? expiresIn(expiry) : "expires soon"}.`;
+    case "domain.renewed":
+      return `The domain of ${name} was renewed${expiry ? `: it expires on ${expiry.expiresAt.slice(0, 10)}` : ""}.`;
+  }
 }
 
 /** The outbox rows of a judgement's alert intents; `newId` names each event (an id per event and channel). */
@@ -56,6 +88,7 @@ export function alertWrites(
         summary: summaryOf(intent, route.site.name, downtimeSeconds),
         reason: intent.type === "site.recovered" ? null : intent.reason,
         downtimeSeconds,
+        expiry: intent.expiry ?? null,
       };
       rows.push({
         event_id: id,

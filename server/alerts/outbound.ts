@@ -26,6 +26,10 @@ export const LOOK: Record<AlertEvent["type"], { mark: string; colour: string; wo
   "site.down": { mark: "🔴", colour: "#c4232d", word: "Down" },
   "site.recovered": { mark: "✅", colour: "#1a7f37", word: "Recovered" },
   "site.degraded": { mark: "🟠", colour: "#8a5300", word: "Degraded" },
+  "certificate.expiring": { mark: "🔒", colour: "#8a5300", word: "Certificate expiring" },
+  "certificate.renewed": { mark: "🔒", colour: "#1a7f37", word: "Certificate renewed" },
+  "domain.expiring": { mark: "🌐", colour: "#8a5300", word: "Domain expiring" },
+  "domain.renewed": { mark: "🌐", colour: "#1a7f37", word: "Domain renewed" },
   test: { mark: "🔔", colour: "#2563eb", word: "Test" },
 };
 

@@ -99,6 +99,7 @@ function testEvent(row: ChannelRow, now: Date): AlertEvent {
     summary: `Test alert from Porchlight: the channel "${row.name}" works.`,
     reason: null,
     downtimeSeconds: null,
+    expiry: null,
   };
 }
 

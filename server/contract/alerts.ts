@@ -151,7 +151,16 @@ export const ChannelCreated = Channel.extend({
 }).meta({ id: "AlertChannelCreated" });
 
 /** What an alert is about (version 1 of the event schema). */
-export const ALERT_EVENT_TYPES = ["site.down", "site.recovered", "site.degraded", "test"] as const;
+export const ALERT_EVENT_TYPES = [
+  "site.down",
+  "site.recovered",
+  "site.degraded",
+  "certificate.expiring",
+  "certificate.renewed",
+  "domain.expiring",
+  "domain.renewed",
+  "test",
+] as const;
 
 /**
  * The event every channel is told, version 1: what a webhook receives as its JSON body, and what the other
@@ -171,6 +180,10 @@ export const AlertEvent = z
     summary: z.string().meta({ description: "One line in plain words, as e-mail subjects and chat messages say it" }),
     reason: z.string().nullable().meta({ description: "The latest failure, when the site is down" }),
     downtimeSeconds: z.int().nullable().meta({ description: "How long the outage lasted, on site.recovered" }),
+    expiry: z
+      .object({ expiresAt: Timestamp, daysLeft: z.int() })
+      .nullable()
+      .meta({ description: "On certificate.* and domain.*: when it expires (a renewal: the new date), days left" }),
   })
   .meta({ id: "AlertEvent" });
 export type AlertEvent = z.infer<typeof AlertEvent>;
@@ -196,6 +209,13 @@ export const AlertRuleEvents = z
       .boolean()
       .default(false)
       .meta({ description: "A healthy site turning degraded (slow, or a condition)" }),
+    certificate: z.boolean().default(true).meta({
+      description: "Its certificate nears expiry (on the reminder days and level changes), and once when renewed",
+    }),
+    domain: z.boolean().default(true).meta({
+      description:
+        "Its domain's registration nears expiry (on the reminder days and level changes), and once when renewed",
+    }),
   })
   .meta({ id: "AlertRuleEvents" });
 

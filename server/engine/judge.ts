@@ -5,6 +5,7 @@ import type { AutomaticIncident, IncidentWrite, JudgedWrites, Showing, StatDelta
 import type { SiteRow } from "../store/schema.ts";
 import { judgeConditions } from "./conditions.ts";
 import type { Outcome } from "./outcome.ts";
+import { THRESHOLDS } from "./thresholds.ts";
 import {
   freshForMs,
   type Health,
@@ -265,6 +266,51 @@ function siteIncidentWrites(intent: IncidentIntent, showing: Showing, at: string
   return writes;
 }
 
+type Reminded = Partial<Record<"certificate" | "domain", { expiresAt: string; daysLeft: number }>>;
+
+/**
+ * The reminders of a certificate's and a domain's expiry (pure): an expiring event when the days left cross one of the
+ * reminder days or the condition's levels (THRESHOLDS: one source with the conditions), once per crossing; a renewed
+ * event, once, when the expiry moved later by more than a day after it had come within the reminders' reach. What it
+ * judged is kept (`reminded`) for the next time.
+ */
+function expiryMoves(
+  site: SiteRow,
+  change: Partial<SiteRow>,
+  now: number,
+): { alerts: AlertIntent[]; reminded: string | null } {
+  const before = JSON.parse(site.reminded ?? "{}") as Reminded;
+  const after: Reminded = { ...before };
+  const alerts: AlertIntent[] = [];
+  const ssl = JSON.parse(change.ssl_info ?? site.ssl_info ?? "null") as { expiresAt: string; issuer: string } | null;
+  const domain = JSON.parse(site.domain_info ?? "null") as { domain: string; expiresAt: string | null } | null;
+  const reach = Math.max(...THRESHOLDS.reminderDays);
+  const kinds = [
+    ["certificate", ssl?.expiresAt ?? null, ssl?.issuer ?? null, THRESHOLDS.ssl],
+    ["domain", domain?.expiresAt ?? null, domain?.domain ?? null, THRESHOLDS.domain],
+  ] as const;
+  for (const [kind, expiresAt, reason, levels] of kinds) {
+    if (!expiresAt) continue;
+    const at = Date.parse(expiresAt);
+    const daysLeft = Math.floor((at - now) / DAY);
+    const last = before[kind];
+    const expiry = { expiresAt: new Date(at).toISOString(), daysLeft };
+    after[kind] = expiry;
+    if (last && at - Date.parse(last.expiresAt) > DAY) {
+      if (last.daysLeft <= reach)
+        alerts.push({ siteId: site.id, type: `${kind}.renewed`, reason, downSince: null, expiry });
+      continue;
+    }
+    // Days left last time for this same expiry; a first sight counts from beyond every mark.
+    const lastLeft = last && last.expiresAt === expiry.expiresAt ? last.daysLeft : Number.POSITIVE_INFINITY;
+    const marks = [...THRESHOLDS.reminderDays, levels.warningDays, levels.criticalDays];
+    if (marks.some((mark) => daysLeft <= mark && lastLeft > mark)) {
+      alerts.push({ siteId: site.id, type: `${kind}.expiring`, reason, downSince: null, expiry });
+    }
+  }
+  return { alerts, reminded: Object.keys(after).length > 0 ? JSON.stringify(after) : site.reminded };
+}
+
 /**
  * The move of a site that alerts its owner, if any: down as it turns unhealthy (a first verdict included: the quorum of
  * its regions decided it, as for the state), recovered as a site whose outage was alerted turns healthy or degraded
@@ -322,6 +368,9 @@ export function judge(input: JudgeInput): Judgement {
     if (conditionsDueFor(site, mine, now)) {
       change.conditions = conditionsOf(site, change, input);
       change.conditions_at = iso(now);
+      const reminders = expiryMoves(site, change, now);
+      judgement.alerts.push(...reminders.alerts);
+      if (reminders.reminded !== site.reminded) change.reminded = reminders.reminded;
     }
     const alert = alertMove(site, health, now);
     if (alert) {

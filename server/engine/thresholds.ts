@@ -13,4 +13,9 @@ export const THRESHOLDS = {
   domain: { warningDays: 30, criticalDays: 7 },
   /** Slow or failed checks as a share of the window's checks; judged once the window holds minChecks. */
   chronic: { windowHours: 24, minChecks: 10, warningShare: 0.2, criticalShare: 0.5 },
+  /**
+   * Days before a certificate's or a domain's expiry on which its owner is reminded (besides the days its condition's
+   * level changes: ssl and domain above), until it is renewed; 0 is the day it expires.
+   */
+  reminderDays: [30, 14, 7, 3, 1, 0],
 } as const;

@@ -396,6 +396,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex("alert_attempts_outbox").on("alert_attempts").column("outbox_id").execute();
       }),
     },
+    "0008_expiry_reminders": {
+      up: atomically(dialect, async (db) => {
+        // The certificate's and the domain's expiry as last judged, with its days left (JSON): a reminder goes out
+        // once per reminder day crossed, and a later expiry is a renewal.
+        await db.schema.alterTable("sites").addColumn("reminded", "text").execute();
+      }),
+    },
   };
 }
 

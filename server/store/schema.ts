@@ -52,6 +52,8 @@ export interface Database {
     judged_at: string | null;
     /** When its outage began: set as it turns unhealthy, cleared as it leaves. */
     down_since: string | null;
+    /** The expiries as last judged, for reminders: { certificate?, domain? } of { expiresAt, daysLeft } (JSON). */
+    reminded: string | null;
     rejudge_at: string | null;
     conditions_at: string | null;
     domain_checked_at: string | null;

@@ -105,6 +105,7 @@ test(`${KILLS} workers killed at random moments while delivering ${ALERTS} alert
           summary: "Shop is down.",
           reason: "HTTP 503",
           downtimeSeconds: null,
+          expiry: null,
         };
         return {
           event_id: id,

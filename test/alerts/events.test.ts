@@ -9,7 +9,7 @@ const route = (overrides: Partial<AlertRoute> = {}): AlertRoute => ({
   workspaceId: "w",
   site: { id: "s1", name: "Shop", url: "https://shop.test" },
   channels: ["ch_a", "ch_b"],
-  events: { down: true, recovered: true, degraded: false },
+  events: { down: true, recovered: true, degraded: false, certificate: true, domain: true },
   ...overrides,
 });
 let n = 0;
@@ -66,6 +66,49 @@ describe("alertWrites: one delivery per event and enabled channel, by the site's
       alertWrites(
         [{ siteId: "s1", type: "site.down", reason: null, downSince: NOW }],
         new Map([["s1", route({ channels: [] })]]),
+        NOW,
+        ids,
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe("alertWrites: expiry reminders and renewals in words, by the rule's certificate and domain switches", () => {
+  test("expiring and renewed say when; a rule that turns certificates off sends none", () => {
+    const expiry = { expiresAt: "2026-11-28T13:00:00.000Z", daysLeft: 7 };
+    const [expiring] = alertWrites(
+      [{ siteId: "s1", type: "certificate.expiring", reason: "Test CA", downSince: null, expiry }],
+      new Map([["s1", route({ channels: ["ch_a"] })]]),
+      NOW,
+      ids,
+    );
+    expect(AlertEvent.parse(JSON.parse(expiring?.event as string))).toMatchObject({
+      type: "certificate.expiring",
+      summary: "The certificate of Shop expires in 7 days (2026-11-28).",
+      expiry,
+    });
+    const [renewed] = alertWrites(
+      [
+        {
+          siteId: "s1",
+          type: "domain.renewed",
+          reason: "shop.test",
+          downSince: null,
+          expiry: { ...expiry, daysLeft: 365 },
+        },
+      ],
+      new Map([["s1", route({ channels: ["ch_a"] })]]),
+      NOW,
+      ids,
+    );
+    expect(JSON.parse(renewed?.event as string).summary).toBe(
+      "The domain of Shop was renewed: it expires on 2026-11-28.",
+    );
+    const off = route({ events: { down: true, recovered: true, degraded: false, certificate: false, domain: true } });
+    expect(
+      alertWrites(
+        [{ siteId: "s1", type: "certificate.expiring", reason: null, downSince: null, expiry }],
+        new Map([["s1", off]]),
         NOW,
         ids,
       ),

@@ -58,6 +58,7 @@ function site(overrides: Partial<SiteRow> = {}): SiteRow {
     conditions: "[]",
     judged_at: iso(NOW - MIN),
     down_since: null,
+    reminded: null,
     rejudge_at: null,
     // Judged a moment ago: conditions are not due unless a row says so.
     conditions_at: iso(NOW - MIN),
@@ -668,5 +669,83 @@ describe("judge: an alerted outage lasts through unknown (issue 18)", () => {
     );
     expect(j.alerts).toEqual([{ siteId: "site-a", type: "site.recovered", reason: null, downSince: since }]);
     expect(changeOf(j)?.down_since).toBeNull();
+  });
+});
+
+describe("judge: expiry reminders and renewals (issue 18)", () => {
+  const DAY = 86_400_000;
+  /** A site whose certificate expires `left` days (and an hour) from now, its conditions due, last reminded `last`. */
+  const withCertificate = (left: number, last?: { expiresAt: string; daysLeft: number }) =>
+    site({
+      conditions_at: null,
+      ssl_info: JSON.stringify({
+        expiresAt: iso(NOW + left * DAY + 3_600_000),
+        issuer: "Test CA",
+        daysRemaining: left,
+      }),
+      reminded: last ? JSON.stringify({ certificate: last }) : null,
+    });
+  const reminders = (s: SiteRow) => judge(input({ sites: [s] })).alerts.filter((a) => a.type.startsWith("certificate"));
+  const expiresAt = (left: number) => iso(NOW + left * DAY + 3_600_000);
+
+  test("far from expiry: nothing, but what was judged is kept", () => {
+    const j = judge(input({ sites: [withCertificate(100)] }));
+    expect(j.alerts).toEqual([]);
+    expect(JSON.parse(changeOf(j)?.reminded as string)).toEqual({
+      certificate: { expiresAt: expiresAt(100), daysLeft: 100 },
+    });
+  });
+
+  test("a reminder day or a level crossed reminds once; the days between do not", () => {
+    expect(reminders(withCertificate(30, { expiresAt: expiresAt(30), daysLeft: 31 }))).toEqual([
+      {
+        siteId: "site-a",
+        type: "certificate.expiring",
+        reason: "Test CA",
+        downSince: null,
+        expiry: { expiresAt: expiresAt(30), daysLeft: 30 },
+      },
+    ]);
+    expect(reminders(withCertificate(29, { expiresAt: expiresAt(29), daysLeft: 30 }))).toEqual([]);
+    expect(reminders(withCertificate(30, { expiresAt: expiresAt(30), daysLeft: 30 }))).toEqual([]);
+    // The warning level (21 days) is a reminder too, and so are 14, 7, 3, 1 and the day itself.
+    for (const day of [21, 14, 7, 3, 1, 0]) {
+      expect(
+        reminders(withCertificate(day, { expiresAt: expiresAt(day), daysLeft: day + 1 })),
+        `day ${day}`,
+      ).toHaveLength(1);
+    }
+    // First seen already close: one reminder, not one per mark passed.
+    expect(reminders(withCertificate(5))).toHaveLength(1);
+  });
+
+  test("a later expiry after reminders is a renewal, told once; one far away renewed is not news", () => {
+    const renewed = reminders(withCertificate(90, { expiresAt: expiresAt(5), daysLeft: 5 }));
+    expect(renewed).toEqual([
+      {
+        siteId: "site-a",
+        type: "certificate.renewed",
+        reason: "Test CA",
+        downSince: null,
+        expiry: { expiresAt: expiresAt(90), daysLeft: 90 },
+      },
+    ]);
+    expect(reminders(withCertificate(90, { expiresAt: expiresAt(90), daysLeft: 90 }))).toEqual([]);
+    expect(reminders(withCertificate(400, { expiresAt: expiresAt(60), daysLeft: 60 }))).toEqual([]);
+  });
+
+  test("a domain's registration is reminded the same way, by its own levels", () => {
+    const s = site({
+      conditions_at: null,
+      domain_info: JSON.stringify({ domain: "shop.test", expiresAt: iso(NOW + 7 * DAY + 3_600_000) }),
+      reminded: JSON.stringify({ domain: { expiresAt: iso(NOW + 7 * DAY + 3_600_000), daysLeft: 8 } }),
+    });
+    expect(judge(input({ sites: [s] })).alerts).toEqual([
+      expect.objectContaining({
+        type: "domain.expiring",
+        reason: "shop.test",
+        expiry: expect.objectContaining({ daysLeft: 7 }),
+      }),
+    ]);
   });
 });

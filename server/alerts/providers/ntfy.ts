@@ -1,6 +1,15 @@
 import { LOOK, maskUrl, type Provider, plainText, postJson } from "../outbound.ts";
 
-const PRIORITY = { "site.down": 5, "site.degraded": 4, "site.recovered": 3, test: 3 } as const;
+const PRIORITY = {
+  "site.down": 5,
+  "site.degraded": 4,
+  "site.recovered": 3,
+  "certificate.expiring": 4,
+  "certificate.renewed": 3,
+  "domain.expiring": 4,
+  "domain.renewed": 3,
+  test: 3,
+} as const;
 
 /**
  * ntfy: published as JSON to the server's root with the topic named in the body (so any title or site name is

@@ -4,6 +4,10 @@ const SEVERITY = {
   "site.down": "critical",
   "site.degraded": "warning",
   "site.recovered": "info",
+  "certificate.expiring": "warning",
+  "certificate.renewed": "info",
+  "domain.expiring": "warning",
+  "domain.renewed": "info",
   test: "info",
 } as const;
 
@@ -16,11 +20,19 @@ const SEVERITY = {
 export const pagerduty: Provider<"pagerduty"> = {
   target: (config) => `PagerDuty integration …${config.routingKey.slice(-4)}`,
   format(event, config, { apis }) {
-    // One alert per site: degraded and down update it, the recovery resolves it.
-    const key = event.type === "test" ? event.id : `porchlight-${event.site.id}`;
+    // One alert per site: degraded and down update it, the recovery resolves it. An expiry is an alert of its own
+    // per site, raised by each reminder, resolved by the renewal.
+    const [scope] = event.type.split(".");
+    const key =
+      event.type === "test"
+        ? event.id
+        : scope === "site"
+          ? `porchlight-${event.site.id}`
+          : `porchlight-${event.site.id}-${scope}`;
+    const resolves = event.type === "site.recovered" || event.type.endsWith(".renewed");
     return postJson(apis.pagerduty, {
       routing_key: config.routingKey,
-      event_action: event.type === "site.recovered" ? "resolve" : "trigger",
+      event_action: resolves ? "resolve" : "trigger",
       dedup_key: key,
       payload: {
         summary: event.summary.slice(0, 1024),
@@ -28,7 +40,12 @@ export const pagerduty: Provider<"pagerduty"> = {
         severity: SEVERITY[event.type],
         timestamp: event.occurredAt,
         component: event.site.name,
-        custom_details: { reason: event.reason, downtimeSeconds: event.downtimeSeconds, eventId: event.id },
+        custom_details: {
+          reason: event.reason,
+          downtimeSeconds: event.downtimeSeconds,
+          expiry: event.expiry,
+          eventId: event.id,
+        },
       },
       links: [{ href: event.site.url, text: event.site.name }],
       client: "Porchlight",
