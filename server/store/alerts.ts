@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { Insertable, Kysely } from "kysely";
 import { type AlertRule, DEFAULT_ALERT_RULE, type DeliveryResult } from "../contract/alerts.ts";
 import { Queries } from "./connection.ts";
 import type { ChannelRow, Database } from "./schema.ts";
@@ -11,21 +11,8 @@ export interface AlertRoute {
   events: AlertRule["events"];
 }
 
-/** One delivery to make: an event for one channel, as the outbox holds it. */
-export interface OutboxRow {
-  event_id: string;
-  workspace_id: string;
-  channel_id: string;
-  site_id: string;
-  type: string;
-  event: string;
-  state: "pending";
-  attempts: number;
-  next_attempt_at: string;
-  lease_owner: null;
-  lease_until: null;
-  created_at: string;
-}
+/** One delivery to make: an event for one channel, as the outbox holds it (its outcome columns come later). */
+export type OutboxRow = Omit<Insertable<Database["alert_outbox"]>, "id" | "finished_at" | "last_status" | "last_error">;
 
 /** A claimed delivery with what sending it needs: its channel's type, sealed settings and whether it is on. */
 export interface OutboxClaim {
