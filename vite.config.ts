@@ -10,6 +10,23 @@ import { minifyCss } from "./server/html.ts";
  * Beside dist/embed/NAME.js, a copy named by its content hash (safe to cache for a year) and a manifest naming that
  * copy with its Subresource Integrity value, so owners can pin a version and pages can name the copy.
  */
+/**
+ * A second minifier pass over the embed, after rolldown's own: terser's compressor finds what the first leaves
+ * (about 50 bytes gzipped of a budget where every byte is spoken for). Tagged templates stay as they are.
+ */
+function terserPass(name: string): Plugin {
+  return {
+    name: "porchlight-terser",
+    async generateBundle(_options, bundle) {
+      const chunk = bundle[`${name}.js`];
+      if (chunk?.type !== "chunk") return;
+      const { minify } = await import("terser");
+      const out = await minify(chunk.code, { module: true, compress: { passes: 3 }, format: { comments: false } });
+      if (out.code) chunk.code = out.code;
+    },
+  };
+}
+
 function hashedCopy(name: string, manifest: string): Plugin {
   return {
     name: "porchlight-hashed-copy",
@@ -119,7 +136,10 @@ export default defineConfig(({ mode }) => {
     },
     // The page script keeps its templates as written: hydration matches them by a digest of their text against the
     // markup the server rendered from the source, so minifying them would break the takeover.
-    plugins: [...(mode === "page" ? [] : [minifyTemplates(), wordFiles()]), hashedCopy(target.name, target.manifest)],
+    plugins: [
+      ...(mode === "page" ? [] : [minifyTemplates(), wordFiles(), terserPass(target.name)]),
+      hashedCopy(target.name, target.manifest),
+    ],
     test: {
       include: ["test/**/*.test.ts"],
       globalSetup: ["test/global-setup.ts"],

@@ -15,6 +15,7 @@ import { healthRoutes } from "./api/health.ts";
 import { assetRoutes, ImageCache } from "./api/images.ts";
 import { incidentRoutes } from "./api/incidents.ts";
 import { itemRoutes } from "./api/items.ts";
+import { maintenanceRoutes } from "./api/maintenance.ts";
 import { publicPageRoutes } from "./api/public-pages.ts";
 import { siteRoutes } from "./api/sites.ts";
 import { statusPageRoutes } from "./api/status-pages.ts";
@@ -142,6 +143,7 @@ export function createApp({
       providers: { apis: config.alertApis },
     }),
     ...alertRuleRoutes({ store, clock }),
+    ...maintenanceRoutes({ store, clock, changed }),
     ...publicPageRoutes({ store, clock, views, config, limiter, passwordChecks: deps.passwordChecks }),
     ...badgeRoutes({ pages: badgePages, clock }),
     ...anonRoutes({ store, clock, config, logger, mailer, limiter }),

@@ -251,6 +251,7 @@ test("units, limits and decisions are documented", () => {
     "outage",
     "paused",
     "unknown",
+    "maintenance",
   ]);
   expect(doc.components.securitySchemes.statusPagePassword).toMatchObject({
     in: "header",

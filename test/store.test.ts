@@ -35,6 +35,7 @@ describeStores("store", (kind) => {
       "0006_alert_channels",
       "0007_alert_outbox",
       "0008_expiry_reminders",
+      "0009_maintenance",
     ]);
     await again.close();
   });

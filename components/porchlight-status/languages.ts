@@ -50,6 +50,8 @@ etwa {0}
 Betroffen: {0}
 Aktuelle Vorfälle
 Aktualisierungen
+Wartungsarbeiten
+Wartung
 `);
 
 // Hebrew (right to left)
@@ -89,6 +91,8 @@ const he = words(`
 מושפעים: {0}
 תקריות פעילות
 עדכונים
+בתחזוקה
+תחזוקה
 `);
 
 /** The tables by language, as the build writes them. */

@@ -40,6 +40,8 @@ export const ENGLISH = {
   affected: "Affected: {0}",
   active: "Active incidents",
   updates: "Updates",
+  maintenance: "Under maintenance",
+  "item.maintenance": "Maintenance",
 };
 
 export type Messages = typeof ENGLISH;

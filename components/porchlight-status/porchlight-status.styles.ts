@@ -95,12 +95,16 @@ export const styles = css`
   [role="alert"] {
     --_c: var(--_bad);
   }
+  .info {
+    --_c: var(--_link);
+  }
   .none {
     --_c: var(--_muted);
   }
   .ok,
   .warn,
   .bad,
+  .info,
   .none,
   [role="alert"] {
     color: var(--_c);

@@ -18,6 +18,7 @@ const LOOKS: Record<string, string> = {
   outage: "bad×",
   paused: "none‖",
   unknown: "none?",
+  maintenance: "info⚙",
 };
 
 /** The colour class of a status. */
@@ -483,6 +484,20 @@ export class PorchlightStatus extends LitElement {
             : nothing
         }
       </p>
+      ${
+        page.maintenance?.length && !this.compact
+          ? html`<h3>${m["item.maintenance"]}</h3>
+              <ol part="incidents">
+                ${page.maintenance.map(
+                  (w) => html`<li part="incident">
+                    <h4>${w.title}</h4>
+                    <p>${f.when(w.startsAt)} – ${f.until(w.startsAt, w.endsAt)}</p>
+                    <p>${w.description}</p>
+                  </li>`,
+                )}
+              </ol>`
+          : nothing
+      }
       ${open.length ? html`<h3>${m.active}</h3>${timeline(open)}` : nothing}
       <h3 class=${this.compact ? "vh" : ""}>${m.services}</h3>
       ${

@@ -11,9 +11,12 @@ import { duration } from "./outbound.ts";
 export interface AlertIntent {
   siteId: string;
   type: Exclude<AlertEvent["type"], "test">;
-  /** The latest failure (down), the verdict's summary (degraded), the certificate's issuer or the domain's name. */
+  /**
+   * The latest failure (down), the verdict's summary (degraded), the certificate's issuer or the domain's name, the
+   * chronic condition's summary.
+   */
   reason: string | null;
-  /** When the outage began, for a recovery: its length. */
+  /** When the outage began, for a recovery or a repeat: its length. */
   downSince: string | null;
   /** A certificate's or a domain's expiry (a renewal's: the new one), and the days left. */
   expiry?: { expiresAt: string; daysLeft: number } | null;
@@ -21,12 +24,14 @@ export interface AlertIntent {
 
 const ENABLED: Record<AlertIntent["type"], keyof AlertRoute["events"]> = {
   "site.down": "down",
+  "site.still_down": "down",
   "site.recovered": "recovered",
   "site.degraded": "degraded",
   "certificate.expiring": "certificate",
   "certificate.renewed": "certificate",
   "domain.expiring": "domain",
   "domain.renewed": "domain",
+  "performance.chronic": "performance",
 };
 
 const days = (n: number) => `${n} day${n === 1 ? "" : "s"}`;
@@ -45,8 +50,14 @@ function summaryOf(intent: AlertIntent, name: string, downtimeSeconds: number | 
   switch (intent.type) {
     case "site.down":
       return `${name} is down.`;
+    case "site.still_down":
+      return downtimeSeconds === null
+        ? `${name} is still down.`
+        : `${name} is still down, for ${duration(downtimeSeconds)}.`;
     case "site.degraded":
       return `${name} is degraded.`;
+    case "performance.chronic":
+      return `${name} is often slow or failing: ${intent.reason ?? "see its conditions"}`;
     case "site.recovered":
       return downtimeSeconds === null
         ? `${name} is back up.`
@@ -74,7 +85,7 @@ export function alertWrites(
     const route = routes.get(intent.siteId);
     if (!route?.events[ENABLED[intent.type]]) continue;
     const downtimeSeconds =
-      intent.type === "site.recovered" && intent.downSince
+      (intent.type === "site.recovered" || intent.type === "site.still_down") && intent.downSince
         ? Math.max(0, Math.round((Date.parse(now) - Date.parse(intent.downSince)) / 1000))
         : null;
     for (const channel of route.channels) {

@@ -24,12 +24,14 @@ export interface Provider<T extends ChannelType> {
 /** Each event type's mark, colour (the status page's) and word. */
 export const LOOK: Record<AlertEvent["type"], { mark: string; colour: string; word: string }> = {
   "site.down": { mark: "🔴", colour: "#c4232d", word: "Down" },
+  "site.still_down": { mark: "🔴", colour: "#c4232d", word: "Still down" },
   "site.recovered": { mark: "✅", colour: "#1a7f37", word: "Recovered" },
   "site.degraded": { mark: "🟠", colour: "#8a5300", word: "Degraded" },
   "certificate.expiring": { mark: "🔒", colour: "#8a5300", word: "Certificate expiring" },
   "certificate.renewed": { mark: "🔒", colour: "#1a7f37", word: "Certificate renewed" },
   "domain.expiring": { mark: "🌐", colour: "#8a5300", word: "Domain expiring" },
   "domain.renewed": { mark: "🌐", colour: "#1a7f37", word: "Domain renewed" },
+  "performance.chronic": { mark: "🐢", colour: "#8a5300", word: "Chronic performance" },
   test: { mark: "🔔", colour: "#2563eb", word: "Test" },
 };
 

@@ -61,6 +61,7 @@ const ITEM_STATUS: Record<PublicItem["status"], Badge["color"]> = {
   outage: "red",
   paused: "lightgrey",
   unknown: "lightgrey",
+  maintenance: "blue",
 };
 
 const PAGE_STATUS: Record<ReturnType<typeof overallStatus>, Omit<Badge, "label">> = {
@@ -68,6 +69,7 @@ const PAGE_STATUS: Record<ReturnType<typeof overallStatus>, Omit<Badge, "label">
   degraded: { message: "degraded", color: "yellow" },
   partial: { message: "partial outage", color: "orange" },
   major: { message: "major outage", color: "red" },
+  maintenance: { message: "under maintenance", color: "blue" },
   unknown: { message: "unknown", color: "lightgrey" },
 };
 

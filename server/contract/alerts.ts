@@ -153,12 +153,14 @@ export const ChannelCreated = Channel.extend({
 /** What an alert is about (version 1 of the event schema). */
 export const ALERT_EVENT_TYPES = [
   "site.down",
+  "site.still_down",
   "site.recovered",
   "site.degraded",
   "certificate.expiring",
   "certificate.renewed",
   "domain.expiring",
   "domain.renewed",
+  "performance.chronic",
   "test",
 ] as const;
 
@@ -179,7 +181,10 @@ export const AlertEvent = z
       .meta({ description: "The site; a test event names an example" }),
     summary: z.string().meta({ description: "One line in plain words, as e-mail subjects and chat messages say it" }),
     reason: z.string().nullable().meta({ description: "The latest failure, when the site is down" }),
-    downtimeSeconds: z.int().nullable().meta({ description: "How long the outage lasted, on site.recovered" }),
+    downtimeSeconds: z
+      .int()
+      .nullable()
+      .meta({ description: "How long the outage lasted (site.recovered) or has lasted so far (site.still_down)" }),
     expiry: z
       .object({ expiresAt: Timestamp, daysLeft: z.int() })
       .nullable()
@@ -216,6 +221,10 @@ export const AlertRuleEvents = z
       description:
         "Its domain's registration nears expiry (on the reminder days and level changes), and once when renewed",
     }),
+    performance: z.boolean().default(true).meta({
+      description:
+        "Chronic performance: its share of slow or failed checks over 24 hours reaches the condition's warning or critical level (once per level reached)",
+    }),
   })
   .meta({ id: "AlertRuleEvents" });
 
@@ -227,6 +236,10 @@ export const AlertRule = z
       .default("all")
       .meta({ description: '"all": every enabled channel of the workspace; or these channels (their ids)' }),
     events: AlertRuleEvents.prefault({}),
+    repeatMinutes: z.int().min(5).max(10_080).nullable().default(null).meta({
+      description:
+        "Tell again, every this many minutes (5 to 10,080), that a site is still down (site.still_down, with the down event's channels); null: once per outage",
+    }),
   })
   .meta({ id: "AlertRule" });
 export type AlertRule = z.infer<typeof AlertRule>;

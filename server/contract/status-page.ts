@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Timestamp } from "./common.ts";
+import { PUBLIC_MAINTENANCE_DAYS, PublicMaintenance } from "./maintenance.ts";
 import { SiteId } from "./site.ts";
 
 /** Paths the hosted pages and the API own: a status page may not take them as its slug. */
@@ -375,9 +376,10 @@ export const IncidentUpdateCreate = z
   })
   .meta({ id: "IncidentUpdateCreate" });
 
-export const ItemStatus = z
-  .enum(["operational", "degraded", "outage", "paused", "unknown"])
-  .meta({ description: "operational (healthy), degraded, outage (unhealthy), paused, unknown (no recent check)" });
+export const ItemStatus = z.enum(["operational", "degraded", "outage", "paused", "unknown", "maintenance"]).meta({
+  description:
+    "operational (healthy), degraded, outage (unhealthy), paused, unknown (no recent check), maintenance (in a maintenance window now, whatever its checks say)",
+});
 export type ItemStatus = z.infer<typeof ItemStatus>;
 
 export const PublicItem = z
@@ -410,6 +412,9 @@ export const PublicStatusPage = z
     display: DisplayOptions,
     items: z.array(PublicItem),
     incidents: z.array(Incident).meta({ description: "The 50 most recent, newest first" }),
+    maintenance: z.array(PublicMaintenance).meta({
+      description: `Maintenance under way or beginning within ${PUBLIC_MAINTENANCE_DAYS} days on the page's visible items, soonest first: each window's current or next occurrence, at most 10`,
+    }),
   })
   .meta({ id: "PublicStatusPage" });
 export type PublicStatusPage = z.infer<typeof PublicStatusPage>;

@@ -7,7 +7,7 @@ import type { SiteState, SiteStatus } from "./site.ts";
 import type { ItemStatus, PublicItem } from "./status-page.ts";
 
 /** The banner of a whole page: worst of its watched items. */
-export type OverallStatus = "operational" | "degraded" | "partial" | "major" | "unknown";
+export type OverallStatus = "operational" | "degraded" | "partial" | "major" | "maintenance" | "unknown";
 
 /**
  * The visitor-facing label of a site (spec 3, rule 1): paused wins, healthy and degraded are up, unhealthy is
@@ -29,13 +29,17 @@ export function itemStatus(state: SiteState, pause: boolean): ItemStatus {
   return "unknown";
 }
 
-/** All outage is major, some is partial; degraded next; operational when every watched item is; else unknown. */
+/**
+ * All outage is major, some is partial; degraded next; then maintenance when an item is in it; operational when every
+ * other watched item is; else unknown. Paused items and items in maintenance count for neither up nor down.
+ */
 export function overallStatus(items: readonly Pick<PublicItem, "status">[]): OverallStatus {
-  const watched = items.filter((item) => item.status !== "paused");
+  const watched = items.filter((item) => item.status !== "paused" && item.status !== "maintenance");
   const count = (status: ItemStatus) => watched.filter((item) => item.status === status).length;
   const outages = count("outage");
   if (outages) return outages < watched.length ? "partial" : "major";
   if (count("degraded")) return "degraded";
+  if (items.some((item) => item.status === "maintenance")) return "maintenance";
   return watched.length && count("operational") === watched.length ? "operational" : "unknown";
 }
 

@@ -14,6 +14,7 @@ import {
   type RecordSummary,
   recordDomain,
   recordOutcomes,
+  refillMaintenance,
   sweep,
 } from "./record.ts";
 import { detectWordPress } from "./wordpress.ts";
@@ -329,9 +330,12 @@ export class Engine {
     this.report(await sweep(this.o.store, this.now()));
   }
 
+  /** Deletes old raw results, and expands the maintenance windows whose occurrences run out soon. */
   async prune(): Promise<number> {
     const deleted = await pruneResults(this.o.store, this.now() - this.o.retentionHours * 3_600_000);
     if (deleted > 0) this.o.logger.info({ deleted }, "pruned old check results");
+    const expanded = await refillMaintenance(this.o.store, this.now());
+    if (expanded > 0) this.o.logger.info({ expanded }, "expanded maintenance windows further");
     return deleted;
   }
 

@@ -4,6 +4,7 @@ import { groupBy } from "../group-by.ts";
 import type { AutomaticIncident, IncidentWrite, JudgedWrites, Showing, StatDelta } from "../store/checks.ts";
 import type { SiteRow } from "../store/schema.ts";
 import { judgeConditions } from "./conditions.ts";
+import { heldAt, type Interval, nextBoundary, outside } from "./maintenance.ts";
 import type { Outcome } from "./outcome.ts";
 import { THRESHOLDS } from "./thresholds.ts";
 import {
@@ -33,7 +34,14 @@ export interface JudgeInput {
   outcomes: Outcome[];
   /** The chronic window of each site whose conditions are due (see conditionsDue); a missing one counts as empty. */
   windows: Map<string, { checks: number; slowOrFailed: number }>;
+  /** The maintenance occurrences of each site that has some near now (see MAINTENANCE_REACH_MS). */
+  maintenance: Map<string, Interval[]>;
+  /** Minutes between repeats of a still-down alert, for the sites whose rule repeats. */
+  repeats: Map<string, number>;
 }
+
+/** How far around now judging reads maintenance occurrences: their effect on downtime and the next boundary. */
+export const MAINTENANCE_REACH_MS = DAY;
 
 /**
  * A site whose automatic incidents move (see incidentMove), with what their updates tell visitors: the latest
@@ -126,14 +134,20 @@ function addStat(stats: Map<string, StatDelta>, siteId: string, day: string, del
   stats.set(key, s);
 }
 
-/** Downtime: the time the site has been unhealthy since it was last judged (within freshness), by UTC day. */
-function addDowntime(stats: Map<string, StatDelta>, site: SiteRow, now: number) {
+/**
+ * Downtime: the time the site has been unhealthy since it was last judged (within freshness), by UTC day, leaving
+ * out maintenance.
+ */
+function addDowntime(stats: Map<string, StatDelta>, site: SiteRow, now: number, held: Interval[]) {
   if (site.state !== "unhealthy" || !site.judged_at) return;
-  let from = Math.max(Date.parse(site.judged_at), now - freshForMs(site.check_interval * 1000, site.timeout * 1000));
-  while (from < now) {
-    const end = Math.min((Math.floor(from / DAY) + 1) * DAY, now);
-    addStat(stats, site.id, dayOf(from), { downtime_ms: end - from });
-    from = end;
+  const since = Math.max(Date.parse(site.judged_at), now - freshForMs(site.check_interval * 1000, site.timeout * 1000));
+  for (const span of outside(held, since, now)) {
+    let from = span.start;
+    while (from < span.end) {
+      const end = Math.min((Math.floor(from / DAY) + 1) * DAY, span.end);
+      addStat(stats, site.id, dayOf(from), { downtime_ms: end - from });
+      from = end;
+    }
   }
 }
 
@@ -315,9 +329,10 @@ function expiryMoves(
  * The move of a site that alerts its owner, if any: down as it turns unhealthy (a first verdict included: the quorum of
  * its regions decided it, as for the state), recovered as a site whose outage was alerted turns healthy or degraded
  * (with when the outage began, also across a spell of unknown), degraded as a healthy (or not yet judged) site turns
- * degraded. A pause or a verdict of unknown alerts nothing.
+ * degraded; still down, when the rule repeats, each repeat interval after the last down alert while it stays
+ * unhealthy. A pause or a verdict of unknown alerts nothing.
  */
-function alertMove(site: SiteRow, health: Health, now: number): AlertIntent | null {
+function alertMove(site: SiteRow, health: Health, now: number, repeatMinutes: number | undefined): AlertIntent | null {
   const from = site.state;
   const to = health.state;
   // down_since marks an outage that was alerted: it lasts through unknown (a pause, stale results, a restart), so an
@@ -326,6 +341,11 @@ function alertMove(site: SiteRow, health: Health, now: number): AlertIntent | nu
   if (to === "unhealthy" && !alerted) {
     return { siteId: site.id, type: "site.down", reason: health.reason ?? health.summary, downSince: iso(now) };
   }
+  const lastTold = Date.parse(site.alerted_at ?? site.down_since ?? "");
+  if (to === "unhealthy" && repeatMinutes && now - lastTold >= repeatMinutes * 60_000) {
+    const reason = health.reason ?? health.summary;
+    return { siteId: site.id, type: "site.still_down", reason, downSince: site.down_since };
+  }
   if (alerted && (to === "healthy" || to === "degraded")) {
     return { siteId: site.id, type: "site.recovered", reason: null, downSince: site.down_since };
   }
@@ -333,6 +353,21 @@ function alertMove(site: SiteRow, health: Health, now: number): AlertIntent | nu
     return { siteId: site.id, type: "site.degraded", reason: health.summary, downSince: null };
   }
   return null;
+}
+
+const CHRONIC_RANK = { ok: 0, warning: 1, critical: 2 } as const;
+
+/**
+ * Chronic performance's alert: when its condition's level rises (to warning, or to critical), once per rise, with the
+ * condition's summary; a site that is down or in maintenance is not told of (judge).
+ */
+function chronicMove(site: SiteRow, conditions: string): AlertIntent | null {
+  type Stored = { key: string; level: keyof typeof CHRONIC_RANK; summary: string };
+  const find = (json: string) => (JSON.parse(json) as Stored[]).find((c) => c.key === "chronic_performance");
+  const before = find(site.conditions);
+  const after = find(conditions);
+  if (!after || CHRONIC_RANK[after.level] <= CHRONIC_RANK[before?.level ?? "ok"]) return null;
+  return { siteId: site.id, type: "performance.chronic", reason: after.summary, downSince: null };
 }
 
 /**
@@ -348,8 +383,13 @@ export function judge(input: JudgeInput): Judgement {
   for (const site of input.sites) {
     const mine = oldestFirst(bySite.get(site.id));
     const { health, rejudgeAt } = healthOf(site, input.recent.get(site.id) ?? [], now);
-    addDowntime(stats, site, now);
+    // Maintenance: checks run and are recorded, but neither they nor the time count in the statistics, alerts wait
+    // for its end, and no incident opens.
+    const held = input.maintenance.get(site.id) ?? [];
+    const inMaintenance = heldAt(held, now);
+    addDowntime(stats, site, now, held);
     for (const o of mine) {
+      if (heldAt(held, o.at)) continue;
       addStat(stats, site.id, dayOf(o.at), {
         checks_total: 1,
         checks_up: o.ok ? 1 : 0,
@@ -358,11 +398,14 @@ export function judge(input: JudgeInput): Judgement {
         response_ms_sum: o.ok && o.responseMs !== null ? o.responseMs : 0,
       });
     }
+    // Judged again when a maintenance occurrence begins or ends, also when nothing is checked (a paused site).
+    const boundary = nextBoundary(held, now);
+    const rejudge = boundary === null ? rejudgeAt : Math.min(rejudgeAt ?? boundary, boundary);
     const change: Partial<SiteRow> = {
       state: health.state,
       health_summary: health.summary,
       judged_at: iso(now),
-      rejudge_at: rejudgeAt === null ? null : iso(rejudgeAt),
+      rejudge_at: rejudge === null ? null : iso(rejudge),
       ...checkedChanges(site, mine, now),
     };
     if (conditionsDueFor(site, mine, now)) {
@@ -371,17 +414,30 @@ export function judge(input: JudgeInput): Judgement {
       const reminders = expiryMoves(site, change, now);
       judgement.alerts.push(...reminders.alerts);
       if (reminders.reminded !== site.reminded) change.reminded = reminders.reminded;
+      // Not while it is down (nor during maintenance): the outage says more, and explains the failures.
+      const quiet = inMaintenance || health.state === "unhealthy" || site.down_since !== null;
+      const chronic = quiet ? null : chronicMove(site, change.conditions);
+      if (chronic) judgement.alerts.push(chronic);
     }
-    const alert = alertMove(site, health, now);
+    const alert = inMaintenance ? null : alertMove(site, health, now, input.repeats.get(site.id));
     if (alert) {
       judgement.alerts.push(alert);
       if (alert.type === "site.down") change.down_since = iso(now);
-      if (alert.type === "site.recovered") change.down_since = null;
+      if (alert.type === "site.down" || alert.type === "site.still_down") change.alerted_at = iso(now);
+      if (alert.type === "site.recovered") {
+        change.down_since = null;
+        change.alerted_at = null;
+      }
     }
+    const wasInMaintenance = site.in_maintenance === 1;
+    if (inMaintenance !== wasInMaintenance) change.in_maintenance = inMaintenance ? 1 : 0;
     judgement.sites.push({ id: site.id, change });
     // Every incident move is a change of state, so this covers incidents too.
-    if (health.state !== site.state) judgement.pagesChanged = true;
-    const move = incidentMove(site.state as SiteState, health.state);
+    if (health.state !== site.state || inMaintenance !== wasInMaintenance) judgement.pagesChanged = true;
+    let move = incidentMove(site.state as SiteState, health.state);
+    // No incident opens in maintenance; one opens as it ends on a site still down.
+    if (inMaintenance && move === "open") move = null;
+    if (!inMaintenance && wasInMaintenance && health.state === "unhealthy" && move === null) move = "open";
     if (move) {
       const { downIn, judged = 0, reason = null } = health;
       judgement.moves.push({

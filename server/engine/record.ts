@@ -6,7 +6,8 @@ import { newId } from "../store/connection.ts";
 import type { Database, SiteRow } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { DOMAIN_CACHE, type DomainInfo } from "./domain.ts";
-import { conditionsDue, incidentWrites, judge } from "./judge.ts";
+import { conditionsDue, incidentWrites, judge, MAINTENANCE_REACH_MS } from "./judge.ts";
+import { EXPANSION, expandWindow } from "./maintenance.ts";
 import type { DueCheck, Outcome } from "./outcome.ts";
 import { THRESHOLDS } from "./thresholds.ts";
 import type { ResultSummary } from "./verdict.ts";
@@ -149,6 +150,29 @@ export async function sweep(store: Store, now: number, limit = 500): Promise<Rec
   });
 }
 
+/**
+ * Expands again the maintenance windows whose occurrences run out within EXPANSION.refillDays (a few per call); a
+ * window changed meanwhile keeps its own. Returns how many were expanded.
+ */
+export async function refillMaintenance(store: Store, now: number, limit = 20): Promise<number> {
+  const due = await store.maintenance.dueForExpansion(iso(now + EXPANSION.refillDays * 86_400_000), limit);
+  let done = 0;
+  for (const window of due) {
+    const spec = {
+      start: window.start,
+      timeZone: window.time_zone,
+      durationMinutes: window.duration_minutes,
+      recurrence: window.recurrence,
+    };
+    const expansion = await expandWindow(spec, now);
+    // Accepted when saved, so this is rare (a time limit hit on a loaded machine): tried again next time.
+    if (!expansion.ok) continue;
+    await store.maintenance.refill(window, expansion.occurrences, iso(expansion.until));
+    done++;
+  }
+  return done;
+}
+
 /** Deletes raw results older than the retention, a batch per transaction, so writers never wait long. */
 export function pruneResults(store: Store, before: number, batch = 5000): Promise<number> {
   return store.checks.pruneResults(iso(before), batch);
@@ -176,7 +200,15 @@ async function judgeSites(
     data.recent.flatMap((s) => (JSON.parse(s.recent) as ResultSummary[]).map((r) => ({ siteId: s.site_id, ...r }))),
     (r) => r.siteId,
   );
-  const judgement = judge({ now, sites: rows, recent, outcomes, windows: data.windows });
+  const ids = [...sites.keys()];
+  const [maintenance, repeats] = await Promise.all([
+    store.maintenance.occurrencesOf(trx, ids, iso(now - MAINTENANCE_REACH_MS), iso(now + MAINTENANCE_REACH_MS)),
+    store.alerts.repeats(
+      trx,
+      rows.filter((s) => s.down_since !== null).map((s) => s.id),
+    ),
+  ]);
+  const judgement = judge({ now, sites: rows, recent, outcomes, windows: data.windows, maintenance, repeats });
   const showing = await store.checks.showing(
     trx,
     judgement.moves.map((m) => m.siteId),

@@ -16,6 +16,8 @@ export const TAGS = {
   Incidents: "A status page's incidents and their updates, from investigating to resolved.",
   "Alert channels":
     "Where a workspace's alerts go: e-mail, a signed webhook, Slack, Discord, Microsoft Teams, Telegram, ntfy or PagerDuty. Addresses, tokens and keys are write-only: answers show them masked.",
+  Maintenance:
+    "Maintenance windows on sites, once or recurring (an RFC 5545 RRULE in a time zone). While one is under way, checks still run and are recorded, alerts wait for its end, no automatic incident opens, its time and checks stay out of uptime and downtime, and status pages show the items as under maintenance.",
   "Public status pages":
     "What a status page's visitors read, by slug, with no workspace token: the page, its items and its incidents. Public pages are cacheable and revalidate with ETag; password pages take X-Status-Page-Password; private pages take a member's token. CORS is open to any origin, without credentials.",
   "Anonymous utilities":

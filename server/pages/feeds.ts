@@ -1,3 +1,4 @@
+import type { PublicMaintenance } from "../contract/maintenance.ts";
 import type { Incident, IncidentStatus, PublicStatusPage } from "../contract/status-page.ts";
 
 /** What both feeds are made from. */
@@ -68,6 +69,16 @@ function timeline(incident: Incident): string {
   return incident.updates.map((u) => `${u.timestamp} ${STATUS_WORDS[u.status]}: ${u.message}`).join("\n");
 }
 
+/** A maintenance window's entry title: under way or scheduled. */
+function maintenanceTitle(w: PublicMaintenance): string {
+  return `Maintenance: ${w.title} (${w.active ? "in progress" : "scheduled"})`;
+}
+
+/** When it runs (UTC), then what it says. */
+function maintenanceText(w: PublicMaintenance): string {
+  return [`From ${w.startsAt} until ${w.endsAt}`, w.description].filter(Boolean).join("\n");
+}
+
 /** The incident's latest change: its newest update, else its resolution, else its start. */
 function incidentUpdated(incident: Incident): Date {
   const times = [incident.started_at, incident.resolved_at, ...incident.updates.map((u) => u.timestamp)];
@@ -90,15 +101,26 @@ function channelDescription(page: PublicStatusPage): string {
  */
 export function rssFeed({ page, pageUrl, rssUrl, generatedAt }: FeedInput): string {
   const incidents = page.incidents.slice(0, MAX_ENTRIES);
-  const items = incidents.flatMap((incident) => [
-    "    <item>",
-    `      ${element("title", {}, entryTitle(incident))}`,
-    `      ${element("link", {}, entryLink(pageUrl, incident))}`,
-    `      ${element("guid", { isPermaLink: "false" }, `${page.slug}-incident-${incident.id}`)}`,
-    `      ${element("pubDate", {}, new Date(incident.started_at).toUTCString())}`,
-    `      ${element("description", {}, timeline(incident))}`,
-    "    </item>",
-  ]);
+  const items = [
+    ...(page.maintenance ?? []).flatMap((w) => [
+      "    <item>",
+      `      ${element("title", {}, maintenanceTitle(w))}`,
+      `      ${element("link", {}, `${pageUrl}#maintenance-${w.id}`)}`,
+      `      ${element("guid", { isPermaLink: "false" }, `${page.slug}-maintenance-${w.id}-${w.startsAt}`)}`,
+      `      ${element("pubDate", {}, new Date(w.startsAt).toUTCString())}`,
+      `      ${element("description", {}, maintenanceText(w))}`,
+      "    </item>",
+    ]),
+    ...incidents.flatMap((incident) => [
+      "    <item>",
+      `      ${element("title", {}, entryTitle(incident))}`,
+      `      ${element("link", {}, entryLink(pageUrl, incident))}`,
+      `      ${element("guid", { isPermaLink: "false" }, `${page.slug}-incident-${incident.id}`)}`,
+      `      ${element("pubDate", {}, new Date(incident.started_at).toUTCString())}`,
+      `      ${element("description", {}, timeline(incident))}`,
+      "    </item>",
+    ]),
+  ];
   return [
     XML_DECLARATION,
     `<rss version="2.0" xmlns:atom="${ATOM_NS}">`,
@@ -121,16 +143,28 @@ export function rssFeed({ page, pageUrl, rssUrl, generatedAt }: FeedInput): stri
  */
 export function atomFeed({ page, pageUrl, atomUrl, generatedAt }: FeedInput): string {
   const incidents = page.incidents.slice(0, MAX_ENTRIES);
-  const entries = incidents.flatMap((incident) => [
-    "  <entry>",
-    `    ${element("id", {}, entryLink(pageUrl, incident))}`,
-    `    ${element("title", { type: "text" }, entryTitle(incident))}`,
-    `    ${element("link", { rel: "alternate", type: "text/html", href: entryLink(pageUrl, incident) })}`,
-    `    ${element("published", {}, new Date(incident.started_at).toISOString())}`,
-    `    ${element("updated", {}, incidentUpdated(incident).toISOString())}`,
-    `    ${element("content", { type: "text" }, timeline(incident))}`,
-    "  </entry>",
-  ]);
+  const entries = [
+    ...(page.maintenance ?? []).flatMap((w) => [
+      "  <entry>",
+      `    ${element("id", {}, `${pageUrl}#maintenance-${w.id}-${w.startsAt}`)}`,
+      `    ${element("title", { type: "text" }, maintenanceTitle(w))}`,
+      `    ${element("link", { rel: "alternate", type: "text/html", href: `${pageUrl}#maintenance-${w.id}` })}`,
+      `    ${element("published", {}, w.startsAt)}`,
+      `    ${element("updated", {}, w.startsAt)}`,
+      `    ${element("content", { type: "text" }, maintenanceText(w))}`,
+      "  </entry>",
+    ]),
+    ...incidents.flatMap((incident) => [
+      "  <entry>",
+      `    ${element("id", {}, entryLink(pageUrl, incident))}`,
+      `    ${element("title", { type: "text" }, entryTitle(incident))}`,
+      `    ${element("link", { rel: "alternate", type: "text/html", href: entryLink(pageUrl, incident) })}`,
+      `    ${element("published", {}, new Date(incident.started_at).toISOString())}`,
+      `    ${element("updated", {}, incidentUpdated(incident).toISOString())}`,
+      `    ${element("content", { type: "text" }, timeline(incident))}`,
+      "  </entry>",
+    ]),
+  ];
   return [
     XML_DECLARATION,
     `<feed xmlns="${ATOM_NS}">`,

@@ -27,17 +27,20 @@ export interface OutboxClaim {
   channel_enabled: boolean;
 }
 
-type RuleRow = { channels: string; events: string };
+type RuleRow = { channels: string; events: string; repeat_minutes: number | null };
 
 const ruleOf = (row: RuleRow): AlertRule => ({
   channels: row.channels === "all" ? "all" : (JSON.parse(row.channels) as string[]),
   events: { ...DEFAULT_ALERT_RULE.events, ...(JSON.parse(row.events) as Partial<AlertRule["events"]>) },
+  repeatMinutes: row.repeat_minutes,
 });
 const ruleRow = (rule: AlertRule, now: string) => ({
   channels: rule.channels === "all" ? "all" : JSON.stringify(rule.channels),
   events: JSON.stringify(rule.events),
+  repeat_minutes: rule.repeatMinutes,
   updated_at: now,
 });
+const RULE_COLUMNS = ["channels", "events", "repeat_minutes"] as const;
 
 /** A workspace's alert channels, rules, outbox and delivery log. */
 export class AlertQueries extends Queries {
@@ -87,7 +90,7 @@ export class AlertQueries extends Queries {
   async defaultRule(workspaceId: string): Promise<AlertRule> {
     const row = await this.db
       .selectFrom("alert_defaults")
-      .select(["channels", "events"])
+      .select(RULE_COLUMNS)
       .where("workspace_id", "=", workspaceId)
       .executeTakeFirst();
     return row ? ruleOf(row) : DEFAULT_ALERT_RULE;
@@ -106,7 +109,7 @@ export class AlertQueries extends Queries {
   async siteRule(siteId: string): Promise<AlertRule | undefined> {
     const row = await this.db
       .selectFrom("site_alert_rules")
-      .select(["channels", "events"])
+      .select(RULE_COLUMNS)
       .where("site_id", "=", siteId)
       .executeTakeFirst();
     return row ? ruleOf(row) : undefined;
@@ -141,12 +144,12 @@ export class AlertQueries extends Queries {
     const [own, defaults, channels] = await Promise.all([
       trx
         .selectFrom("site_alert_rules")
-        .select(["site_id", "channels", "events"])
+        .select(["site_id", ...RULE_COLUMNS])
         .where("site_id", "in", siteIds)
         .execute(),
       trx
         .selectFrom("alert_defaults")
-        .select(["workspace_id", "channels", "events"])
+        .select(["workspace_id", ...RULE_COLUMNS])
         .where("workspace_id", "in", workspaces)
         .execute(),
       // Shared locks on PostgreSQL: a channel deleted meanwhile waits for this transaction, whose outbox rows name it.
@@ -173,6 +176,32 @@ export class AlertQueries extends Queries {
       });
     }
     return routes;
+  }
+
+  /**
+   * How often each site's rule repeats a still-down alert, in minutes, in the caller's transaction: only sites that
+   * repeat are in the map.
+   */
+  async repeats(trx: Kysely<Database>, siteIds: string[]): Promise<Map<string, number>> {
+    const repeats = new Map<string, number>();
+    if (siteIds.length === 0) return repeats;
+    const rows = await trx
+      .selectFrom("sites")
+      .leftJoin("site_alert_rules as own", "own.site_id", "sites.id")
+      .leftJoin("alert_defaults as d", "d.workspace_id", "sites.workspace_id")
+      .select([
+        "sites.id",
+        "own.site_id as own",
+        "own.repeat_minutes as ownRepeat",
+        "d.repeat_minutes as defaultRepeat",
+      ])
+      .where("sites.id", "in", siteIds)
+      .execute();
+    for (const row of rows) {
+      const minutes = row.own !== null ? row.ownRepeat : row.defaultRepeat;
+      if (minutes) repeats.set(row.id, minutes);
+    }
+    return repeats;
   }
 
   /** Writes deliveries to make, in the caller's transaction (the one that writes the state change). */

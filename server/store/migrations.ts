@@ -403,6 +403,60 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable("sites").addColumn("reminded", "text").execute();
       }),
     },
+    "0009_maintenance": {
+      up: atomically(dialect, async (db) => {
+        await db.schema.alterTable("sites").addColumn("alerted_at", "text").execute();
+        await sql`UPDATE sites SET alerted_at = down_since`.execute(db);
+        await db.schema
+          .alterTable("sites")
+          .addColumn("in_maintenance", "integer", (c) => c.notNull().defaultTo(0))
+          .execute();
+        // A repeat interval for a site that stays down (null: never repeat).
+        await db.schema.alterTable("alert_defaults").addColumn("repeat_minutes", "integer").execute();
+        await db.schema.alterTable("site_alert_rules").addColumn("repeat_minutes", "integer").execute();
+        await db.schema
+          .createTable("maintenance_windows")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("workspace_id", "text", (c) => c.notNull().references("workspaces.id").onDelete("cascade"))
+          .addColumn("title", "text", (c) => c.notNull())
+          .addColumn("description", "text", (c) => c.notNull())
+          .addColumn("start", "text", (c) => c.notNull())
+          .addColumn("time_zone", "text", (c) => c.notNull())
+          .addColumn("duration_minutes", "integer", (c) => c.notNull())
+          .addColumn("recurrence", "text")
+          .addColumn("expanded_until", "text", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex("maintenance_windows_workspace")
+          .on("maintenance_windows")
+          .columns(["workspace_id", "created_at"])
+          .execute();
+        await db.schema
+          .createTable("maintenance_window_sites")
+          .addColumn("window_id", "text", (c) => c.notNull().references("maintenance_windows.id").onDelete("cascade"))
+          .addColumn("site_id", "text", (c) => c.notNull().references("sites.id").onDelete("cascade"))
+          .addPrimaryKeyConstraint("maintenance_window_sites_pk", ["window_id", "site_id"])
+          .execute();
+        await db.schema
+          .createIndex("maintenance_window_sites_site")
+          .on("maintenance_window_sites")
+          .column("site_id")
+          .execute();
+        await db.schema
+          .createTable("maintenance_occurrences")
+          .addColumn("window_id", "text", (c) => c.notNull().references("maintenance_windows.id").onDelete("cascade"))
+          .addColumn("starts_at", "text", (c) => c.notNull())
+          .addColumn("ends_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex("maintenance_occurrences_window")
+          .on("maintenance_occurrences")
+          .columns(["window_id", "ends_at"])
+          .execute();
+      }),
+    },
   };
 }
 

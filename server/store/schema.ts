@@ -54,6 +54,10 @@ export interface Database {
     down_since: string | null;
     /** The expiries as last judged, for reminders: { certificate?, domain? } of { expiresAt, daysLeft } (JSON). */
     reminded: string | null;
+    /** When it last alerted that it is down (the first time, or a repeat): repeats count from it. */
+    alerted_at: string | null;
+    /** Whether it was in a maintenance window when last judged (1): leaving one while down opens its incident. */
+    in_maintenance: Generated<number>;
     rejudge_at: string | null;
     conditions_at: string | null;
     domain_checked_at: string | null;
@@ -122,8 +126,39 @@ export interface Database {
     created_at: string;
     updated_at: string;
   };
-  alert_defaults: { workspace_id: string; channels: string; events: string; updated_at: string };
-  site_alert_rules: { site_id: string; channels: string; events: string; updated_at: string };
+  alert_defaults: {
+    workspace_id: string;
+    channels: string;
+    events: string;
+    repeat_minutes: number | null;
+    updated_at: string;
+  };
+  site_alert_rules: {
+    site_id: string;
+    channels: string;
+    events: string;
+    repeat_minutes: number | null;
+    updated_at: string;
+  };
+  maintenance_windows: {
+    id: string;
+    workspace_id: string;
+    title: string;
+    description: string;
+    /** The first occurrence's local start in time_zone, "YYYY-MM-DDTHH:MM". */
+    start: string;
+    time_zone: string;
+    duration_minutes: number;
+    /** An RRULE without DTSTART; null: once. */
+    recurrence: string | null;
+    /** How far its occurrences are expanded: expanded again before then. */
+    expanded_until: string;
+    created_at: string;
+    updated_at: string;
+  };
+  maintenance_window_sites: { window_id: string; site_id: string };
+  /** Each window's occurrences, expanded ahead (engine/maintenance.ts), as instants. */
+  maintenance_occurrences: { window_id: string; starts_at: string; ends_at: string };
   alert_outbox: {
     id: Generated<number>;
     event_id: string;

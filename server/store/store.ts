@@ -9,6 +9,7 @@ import { AnonQueries } from "./anon-jobs.ts";
 import { CheckQueries } from "./checks.ts";
 import { Connection, type Db, type Dialect, isUniqueViolation } from "./connection.ts";
 import { IncidentQueries } from "./incidents.ts";
+import { MaintenanceQueries } from "./maintenance.ts";
 import { migrateToLatest } from "./migrations.ts";
 import { ViewQueries } from "./public-views.ts";
 import type { Database } from "./schema.ts";
@@ -95,6 +96,7 @@ export class Store extends Connection {
   readonly accounts: AccountQueries;
   readonly pages: PageQueries;
   readonly alerts: AlertQueries;
+  readonly maintenance: MaintenanceQueries;
   readonly incidents: IncidentQueries;
   readonly sites: SiteQueries;
   readonly views: ViewQueries;
@@ -115,6 +117,7 @@ export class Store extends Connection {
     this.accounts = new AccountQueries(this, othersWrote);
     this.pages = new PageQueries(this);
     this.alerts = new AlertQueries(this);
+    this.maintenance = new MaintenanceQueries(this);
     this.incidents = new IncidentQueries(this, this.pages);
     this.sites = new SiteQueries(this, this.incidents);
     this.views = new ViewQueries(this, this.sites, this.incidents);

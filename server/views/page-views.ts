@@ -1,9 +1,11 @@
 import { type Clock, utcDayBefore } from "../clock.ts";
+import { PUBLIC_MAINTENANCE_DAYS, type PublicMaintenance } from "../contract/maintenance.ts";
 import type { SiteState } from "../contract/site.ts";
 import { itemStatus, uptimePercent } from "../contract/status.ts";
 import { DisplayOptions, type Incident, type PublicItem, PublicStatusPage, Theme } from "../contract/status-page.ts";
 import { groupBy } from "../group-by.ts";
 import type { IncidentItemRow } from "../store/incidents.ts";
+import type { ShownOccurrence } from "../store/maintenance.ts";
 import type { IncidentRow, IncidentUpdateRow, PageRow } from "../store/schema.ts";
 import { visibilityOf } from "../store/status-pages.ts";
 import type { Store } from "../store/store.ts";
@@ -148,7 +150,10 @@ type Rows = Awaited<ReturnType<Store["views"]["pageViewData"]>>;
 
 /** What a view is made of: the page's items, incidents and updates, and the daily stats by site. */
 interface ViewData {
+  /** The page's visible items. */
   items: Rows["items"];
+  /** Occurrences under way or coming on the items' sites, soonest first (MaintenanceQueries.shownFor). */
+  maintenance: ShownOccurrence[];
   statsBySite: Map<string, Rows["stats"]>;
   incidents: Rows["incidents"];
   updates: Rows["updates"];
@@ -162,6 +167,8 @@ interface ViewData {
 export function publicView(page: PageRow, data: ViewData, now: Date): PublicStatusPage {
   const display = DisplayOptions.parse(JSON.parse(page.display));
   const from = utcDayBefore(now, display.historyDays - 1);
+  const maintenance = maintenanceOf(data, now);
+  const inMaintenance = new Set(maintenance.filter((m) => m.active).flatMap((m) => m.items));
   const items: PublicItem[] = data.items.map((item) => {
     let total = 0;
     let up = 0;
@@ -176,7 +183,7 @@ export function publicView(page: PageRow, data: ViewData, now: Date): PublicStat
       id: item.id,
       label: item.label,
       type: "website",
-      status: itemStatus(item.state as SiteState, item.pause === 1),
+      status: inMaintenance.has(item.id) ? "maintenance" : itemStatus(item.state as SiteState, item.pause === 1),
       uptime: total > 0 ? uptimePercent(up, total) : null,
       response_time: item.last_response_ms,
       last_check: item.last_check_time,
@@ -196,13 +203,46 @@ export function publicView(page: PageRow, data: ViewData, now: Date): PublicStat
     items,
     // Visitors see the affected items among the visible ones.
     incidents: incidentViews(data.incidents, data.updates, data.links, data.items),
+    maintenance,
   };
 }
+
+/** How many maintenance windows a page shows. */
+const SHOWN_MAINTENANCE = 10;
+
+/** The page's maintenance: each window's first occurrence among those given, on the page's visible items. */
+function maintenanceOf(data: ViewData, now: Date): PublicMaintenance[] {
+  const seen = new Set<string>();
+  const out: PublicMaintenance[] = [];
+  for (const o of data.maintenance) {
+    if (seen.has(o.window_id) || out.length >= SHOWN_MAINTENANCE) continue;
+    const items = data.items.filter((item) => o.sites.includes(item.site_id)).map((item) => item.id);
+    if (items.length === 0) continue;
+    seen.add(o.window_id);
+    out.push({
+      id: o.window_id,
+      title: o.title,
+      description: o.description,
+      startsAt: o.starts_at,
+      endsAt: o.ends_at,
+      active: Date.parse(o.starts_at) <= now.getTime(),
+      items,
+    });
+  }
+  return out;
+}
+
+/** The window of time a page announces maintenance for, from now. */
+export const maintenanceSpan = (now: Date) => ({
+  now: now.toISOString(),
+  until: new Date(now.getTime() + PUBLIC_MAINTENANCE_DAYS * 86_400_000).toISOString(),
+});
 
 /** Every public page's view from one bulk read (Store.views.publicPagesViewData), in slug order. */
 export function publicViews(
   all: Awaited<ReturnType<Store["views"]["publicPagesViewData"]>>,
   now: Date,
+  maintenance: ShownOccurrence[] = [],
 ): { page: PageRow; view: PublicStatusPage }[] {
   const items = groupBy(all.items, (i) => i.page_id);
   const statsBySite = groupBy(all.stats, (s) => s.site_id);
@@ -213,6 +253,7 @@ export function publicViews(
     const own = incidents.get(page.id) ?? [];
     const data: ViewData = {
       items: items.get(page.id) ?? [],
+      maintenance,
       statsBySite,
       incidents: own,
       updates: own.flatMap((i) => updates.get(i.id) ?? []),
@@ -262,8 +303,14 @@ export class PageViews {
       PUBLIC_INCIDENT_LIMIT,
     );
     const { stats, ...rows } = data;
+    const span = maintenanceSpan(now);
+    const maintenance = await this.store.maintenance.shownFor(
+      rows.items.map((i) => i.site_id),
+      span.now,
+      span.until,
+    );
     const view = PublicStatusPage.parse(
-      publicView(page, { ...rows, statsBySite: groupBy(stats, (s) => s.site_id) }, now),
+      publicView(page, { ...rows, maintenance, statsBySite: groupBy(stats, (s) => s.site_id) }, now),
     );
     const visible = visibleItems(view.items);
     const incidents = { slug: page.slug, incidents: view.incidents };

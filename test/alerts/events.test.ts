@@ -9,7 +9,7 @@ const route = (overrides: Partial<AlertRoute> = {}): AlertRoute => ({
   workspaceId: "w",
   site: { id: "s1", name: "Shop", url: "https://shop.test" },
   channels: ["ch_a", "ch_b"],
-  events: { down: true, recovered: true, degraded: false, certificate: true, domain: true },
+  events: { down: true, recovered: true, degraded: false, certificate: true, domain: true, performance: true },
   ...overrides,
 });
 let n = 0;
@@ -104,7 +104,9 @@ describe("alertWrites: expiry reminders and renewals in words, by the rule's cer
     expect(JSON.parse(renewed?.event as string).summary).toBe(
       "The domain of Shop was renewed: it expires on 2026-11-28.",
     );
-    const off = route({ events: { down: true, recovered: true, degraded: false, certificate: false, domain: true } });
+    const off = route({
+      events: { down: true, recovered: true, degraded: false, certificate: false, domain: true, performance: true },
+    });
     expect(
       alertWrites(
         [{ siteId: "s1", type: "certificate.expiring", reason: null, downSince: null, expiry }],

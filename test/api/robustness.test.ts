@@ -119,7 +119,16 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
         config: { url: "https://hooks.example.com/services/x" },
       })
     ).json.data;
+    const window = (
+      await api.post("/public/v1/maintenance-windows", {
+        title: "W",
+        sites: [site.id],
+        start: "2026-12-01T02:00",
+        durationMinutes: 30,
+      })
+    ).json.data;
     ids = {
+      windowId: window.id,
       siteId: site.id,
       id: String(page.id),
       itemId: String(item.id),
@@ -227,6 +236,9 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     if (op.path.startsWith("/public/v1/site/")) return { name: "x" };
     if (op.path === "/public/v1/alert-channels")
       return { name: "x", type: "slack", config: { url: "https://x.example/" } };
+    if (op.path === "/public/v1/maintenance-windows")
+      return { title: "x", sites: [ids.siteId], start: "2026-12-01T02:00", durationMinutes: 5 };
+    if (op.path.startsWith("/public/v1/maintenance-windows/")) return { title: "x" };
     if (op.method === "DELETE") return { confirmName: "P" };
     return { name: "x" };
   };
@@ -385,6 +397,15 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     "PATCH /public/v1/alert-channels/{channelId}": { name: "N", config: { url: "https://hooks.example.com/x" } },
     "PUT /public/v1/alert-rules/default": { channels: [ids.channelId], events: { down: true, degraded: true } },
     "PUT /public/v1/site/{siteId}/alert-rule": { channels: [ids.channelId], events: { recovered: false } },
+    "POST /public/v1/maintenance-windows": {
+      title: "T",
+      sites: [ids.siteId],
+      start: "2026-12-06T02:00",
+      timeZone: "Europe/Berlin",
+      durationMinutes: 60,
+      recurrence: "FREQ=WEEKLY;BYDAY=SU",
+    },
+    "PATCH /public/v1/maintenance-windows/{windowId}": { title: "T", durationMinutes: 30 },
     "POST /public/anon/domain-snapshot": { domain: "example.com" },
     "POST /public/anon/domain-report-24h": { domain: "example.com", email: "someone@example.com" },
   });

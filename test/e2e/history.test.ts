@@ -52,6 +52,7 @@ const base = (items: PublicItem[], incidents: PublicStatusPage["incidents"] = []
   display: { historyDays: 90, showUptime: true, showResponseTime: true, showIncidents: true },
   items,
   incidents,
+  maintenance: [],
 });
 
 const PAGES: Record<string, PublicStatusPage> = {

@@ -59,6 +59,8 @@ function site(overrides: Partial<SiteRow> = {}): SiteRow {
     judged_at: iso(NOW - MIN),
     down_since: null,
     reminded: null,
+    alerted_at: null,
+    in_maintenance: 0,
     rejudge_at: null,
     // Judged a moment ago: conditions are not due unless a row says so.
     conditions_at: iso(NOW - MIN),
@@ -105,6 +107,8 @@ function input(overrides: Partial<Given> = {}): Given {
     recent: new Map([["site-a", results("local", ["u", "u"])]]),
     outcomes: [],
     windows: new Map(),
+    maintenance: new Map(),
+    repeats: new Map(),
     items: [{ page_id: 7, site_id: "site-a", label: "Shop" }],
     openIncidents: [],
     ...overrides,
@@ -747,5 +751,61 @@ describe("judge: expiry reminders and renewals (issue 18)", () => {
         expiry: expect.objectContaining({ daysLeft: 7 }),
       }),
     ]);
+  });
+});
+
+describe("alerts of chronic performance and repeats (issue 18)", () => {
+  const due = { conditions_at: iso(NOW - CONDITIONS_EVERY_MS) };
+  const chronic = (level: string) =>
+    JSON.stringify([
+      { key: "chronic_performance", scope: "performance", level, summary: "", since: iso(NOW), evaluatedAt: iso(NOW) },
+    ]);
+  test("a rise of the chronic condition's level alerts once, with its summary; not again at the same level, not while down", () => {
+    const windows = new Map([["site-a", { checks: 20, slowOrFailed: 5 }]]);
+    const rise = judge(input({ sites: [site(due)], windows }));
+    expect(rise.alerts).toEqual([
+      expect.objectContaining({
+        type: "performance.chronic",
+        reason: expect.stringMatching(/25% of the last 24 hours/),
+      }),
+    ]);
+    expect(judge(input({ sites: [site({ ...due, conditions: chronic("warning") })], windows })).alerts).toEqual([]);
+    const critical = new Map([["site-a", { checks: 20, slowOrFailed: 12 }]]);
+    const again = judge(input({ sites: [site({ ...due, conditions: chronic("warning") })], windows: critical }));
+    expect(again.alerts.map((a) => a.type)).toEqual(["performance.chronic"]);
+    const down = site({ ...due, state: "unhealthy", down_since: iso(NOW - 10 * MIN) });
+    const recent = new Map([["site-a", results("local", ["d", "d"])]]);
+    expect(judge(input({ sites: [down], windows: critical, recent })).alerts).toEqual([]);
+  });
+
+  test("a still-down site repeats at its rule's interval, counted from the last alert; none without a repeat", () => {
+    const recent = new Map([["site-a", results("local", ["d", "d"])]]);
+    const down = (alertedAgo: number) =>
+      site({ state: "unhealthy", down_since: iso(NOW - 60 * MIN), alerted_at: iso(NOW - alertedAgo * MIN) });
+    const repeats = new Map([["site-a", 30]]);
+    const told = judge(input({ sites: [down(30)], recent, repeats }));
+    expect(told.alerts).toEqual([expect.objectContaining({ type: "site.still_down", downSince: iso(NOW - 60 * MIN) })]);
+    expect(told.sites[0]?.change.alerted_at).toBe(iso(NOW));
+    expect(judge(input({ sites: [down(29)], recent, repeats })).alerts).toEqual([]);
+    expect(judge(input({ sites: [down(300)], recent })).alerts).toEqual([]);
+  });
+
+  test("in maintenance: no alert, no incident, no statistics; as it ends on a site still down, both", () => {
+    const recent = new Map([["site-a", results("local", ["d", "d"])]]);
+    const held = new Map([["site-a", [{ start: NOW - 30 * MIN, end: NOW + 30 * MIN }]]]);
+    const during = judged(
+      input({ sites: [site()], recent, maintenance: held, outcomes: [outcome("site-a", NOW, { ok: false })] }),
+    );
+    expect(during.alerts).toEqual([]);
+    expect(during.incidents).toEqual([]);
+    expect(during.stats).toEqual([]);
+    expect(during.sites[0]?.change).toMatchObject({ in_maintenance: 1, state: "unhealthy" });
+    // A paused site, which nothing checks, is judged again as the window ends (its items read maintenance until then).
+    const paused = judge(input({ sites: [site({ pause: 1 })], maintenance: held }));
+    expect(paused.sites[0]?.change).toMatchObject({ in_maintenance: 1, rejudge_at: iso(NOW + 30 * MIN) });
+    expect(paused.pagesChanged).toBe(true);
+    const ended = judged(input({ sites: [site({ state: "unhealthy", in_maintenance: 1 })], recent }));
+    expect(ended.alerts.map((a) => a.type)).toEqual(["site.down"]);
+    expect(ended.incidents.map((i) => i.kind)).toEqual(["open"]);
   });
 });

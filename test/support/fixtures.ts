@@ -190,5 +190,6 @@ export const publicPageView = (overrides: Record<string, unknown> = {}) => ({
     },
   ],
   incidents: [],
+  maintenance: [],
   ...overrides,
 });

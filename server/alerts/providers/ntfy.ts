@@ -2,12 +2,14 @@ import { LOOK, maskUrl, type Provider, plainText, postJson } from "../outbound.t
 
 const PRIORITY = {
   "site.down": 5,
+  "site.still_down": 5,
   "site.degraded": 4,
   "site.recovered": 3,
   "certificate.expiring": 4,
   "certificate.renewed": 3,
   "domain.expiring": 4,
   "domain.renewed": 3,
+  "performance.chronic": 4,
   test: 3,
 } as const;
 

@@ -2,12 +2,14 @@ import { type Provider, postJson } from "../outbound.ts";
 
 const SEVERITY = {
   "site.down": "critical",
+  "site.still_down": "critical",
   "site.degraded": "warning",
   "site.recovered": "info",
   "certificate.expiring": "warning",
   "certificate.renewed": "info",
   "domain.expiring": "warning",
   "domain.renewed": "info",
+  "performance.chronic": "warning",
   test: "info",
 } as const;
 
@@ -20,8 +22,8 @@ const SEVERITY = {
 export const pagerduty: Provider<"pagerduty"> = {
   target: (config) => `PagerDuty integration …${config.routingKey.slice(-4)}`,
   format(event, config, { apis }) {
-    // One alert per site: degraded and down update it, the recovery resolves it. An expiry is an alert of its own
-    // per site, raised by each reminder, resolved by the renewal.
+    // One alert per site: degraded, down and still down update it, the recovery resolves it. An expiry is an alert
+    // of its own per site, raised by each reminder, resolved by the renewal; chronic performance too, resolved by hand.
     const [scope] = event.type.split(".");
     const key =
       event.type === "test"

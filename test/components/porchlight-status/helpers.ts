@@ -54,6 +54,7 @@ export function page(overrides: Partial<PublicStatusPage> = {}): PublicStatusPag
     display: { historyDays: 7, showUptime: true, showResponseTime: true, showIncidents: true },
     items: [item()],
     incidents: [],
+    maintenance: [],
     ...overrides,
   };
 }

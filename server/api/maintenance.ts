@@ -1,0 +1,230 @@
+/**
+ * A workspace's maintenance windows: one-off or recurring (an RRULE in a time zone), on sites. While one is under
+ * way, its sites' checks still run and are recorded, but alerts wait for its end, no automatic incident opens, the
+ * time and its checks stay out of uptime and downtime, and status pages show the items as under maintenance.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { Clock } from "../clock.ts";
+import { Envelope, envelope } from "../contract/common.ts";
+import {
+  MAX_MAINTENANCE_WINDOWS,
+  MaintenanceCreate,
+  MaintenancePatch,
+  MaintenanceWindow,
+} from "../contract/maintenance.ts";
+import { expandWindow, localStart, normalRecurrence, type WindowSpec } from "../engine/maintenance.ts";
+import { invalidField, limitReached, notFound } from "../http/errors.ts";
+import { route } from "../http/route.ts";
+import type { StoredWindow } from "../store/maintenance.ts";
+import type { Store } from "../store/store.ts";
+
+export interface MaintenanceDeps {
+  store: Store;
+  clock: Clock;
+  /** Called after every change: status pages show maintenance. */
+  changed: () => void;
+}
+
+const WindowParams = z.object({
+  windowId: z.string().max(64).meta({ description: "The window's id (mw_…)", example: "mw_0123456789abcdef01234567" }),
+});
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
+  const load = async (workspaceId: string, id: string) => {
+    const row = await store.maintenance.get(workspaceId, id);
+    if (!row) throw notFound("Maintenance window");
+    return row;
+  };
+  /** The answer for windows: each with whether it is under way and its current or next occurrence. */
+  const views = async (rows: StoredWindow[]): Promise<MaintenanceWindow[]> => {
+    const now = clock.now().getTime();
+    const next = await store.maintenance.nextOccurrences(
+      rows.map((r) => r.id),
+      iso(now),
+    );
+    return rows.map((row) => {
+      const occurrence = next.get(row.id);
+      return {
+        id: row.id,
+        title: row.title,
+        description: row.description,
+        sites: row.sites,
+        start: row.start,
+        timeZone: row.time_zone,
+        durationMinutes: row.duration_minutes,
+        recurrence: row.recurrence,
+        active: occurrence !== undefined && occurrence.start <= now,
+        next: occurrence ? { startsAt: iso(occurrence.start), endsAt: iso(occurrence.end) } : null,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      };
+    });
+  };
+  /** The sites must be the workspace's: 400 naming the first that is not. */
+  const checkSites = async (workspaceId: string, sites: string[]) => {
+    const own = await store.maintenance.workspaceSites(workspaceId, sites);
+    const missing = sites.findIndex((id) => !own.has(id));
+    if (missing >= 0) throw invalidField(`sites.${missing}`, "is not a site of this workspace");
+  };
+  /** Expands the window's occurrences from now, or 400 naming recurrence. */
+  const expand = async (spec: WindowSpec) => {
+    const expansion = await expandWindow(spec, clock.now().getTime());
+    if (!expansion.ok) throw invalidField("recurrence", expansion.problem);
+    return expansion;
+  };
+  const saved = async (window: StoredWindow, create: boolean) => {
+    const expansion = await expand({
+      start: window.start,
+      timeZone: window.time_zone,
+      durationMinutes: window.duration_minutes,
+      recurrence: window.recurrence,
+    });
+    const stored = await store.maintenance.save(
+      { ...window, expanded_until: iso(expansion.until) },
+      expansion.occurrences,
+      create,
+    );
+    changed();
+    return (await views([stored]))[0] as MaintenanceWindow;
+  };
+  return [
+    route({
+      method: "get",
+      path: "/public/v1/maintenance-windows",
+      operationId: "listMaintenanceWindows",
+      summary: "List the workspace's maintenance windows, newest first",
+      tag: "Maintenance",
+      access: "token",
+      permission: "sites:read",
+      response: {
+        status: 200,
+        description: "The windows, each with its current or next occurrence",
+        schema: Envelope(z.object({ windows: z.array(MaintenanceWindow) })),
+      },
+      errors: [401, 403],
+      async handler({ principal: p }) {
+        return envelope(200, "Maintenance windows", {
+          windows: await views(await store.maintenance.list(p.workspaceId)),
+        });
+      },
+    }),
+    route({
+      method: "post",
+      path: "/public/v1/maintenance-windows",
+      operationId: "createMaintenanceWindow",
+      summary: "Schedule maintenance on sites, once or recurring",
+      description: `A window covers 1 to 100 of the workspace's sites (400 naming sites.N otherwise). recurrence is an RFC 5545 RRULE read in timeZone, hourly at most often; one that is not valid, or occurs too rarely to expand quickly, is a 400 naming recurrence. At most ${MAX_MAINTENANCE_WINDOWS} windows per workspace (403 limit_reached).`,
+      tag: "Maintenance",
+      access: "token",
+      permission: "sites:write",
+      body: MaintenanceCreate,
+      response: { status: 201, description: "The window", schema: Envelope(MaintenanceWindow) },
+      errors: [400, 401, 403, 413, 415],
+      async handler({ body, principal: p }) {
+        const sites = [...new Set(body.sites)];
+        await checkSites(p.workspaceId, sites);
+        if ((await store.maintenance.count(p.workspaceId)) >= MAX_MAINTENANCE_WINDOWS) {
+          throw limitReached(`a workspace has at most ${MAX_MAINTENANCE_WINDOWS} maintenance windows`);
+        }
+        const now = clock.now().toISOString();
+        const window: StoredWindow = {
+          id: `mw_${randomBytes(12).toString("hex")}`,
+          workspace_id: p.workspaceId,
+          title: body.title,
+          description: body.description,
+          start: localStart(body.start, body.timeZone),
+          time_zone: body.timeZone,
+          duration_minutes: body.durationMinutes,
+          recurrence: body.recurrence === null ? null : normalRecurrence(body.recurrence),
+          expanded_until: now,
+          created_at: now,
+          updated_at: now,
+          sites,
+        };
+        if (window.recurrence === "") throw invalidField("recurrence", "must not be empty (null: once)");
+        return envelope(201, "Maintenance window created", await saved(window, true));
+      },
+    }),
+    route({
+      method: "get",
+      path: "/public/v1/maintenance-windows/{windowId}",
+      operationId: "getMaintenanceWindow",
+      summary: "A maintenance window",
+      tag: "Maintenance",
+      access: "token",
+      permission: "sites:read",
+      params: WindowParams,
+      response: { status: 200, description: "The window", schema: Envelope(MaintenanceWindow) },
+      errors: [401, 403, 404],
+      async handler({ params, principal: p }) {
+        const [view] = await views([await load(p.workspaceId, params.windowId)]);
+        return envelope(200, "Maintenance window", view as MaintenanceWindow);
+      },
+    }),
+    route({
+      method: "patch",
+      path: "/public/v1/maintenance-windows/{windowId}",
+      operationId: "updateMaintenanceWindow",
+      summary: "Change a maintenance window",
+      description:
+        "Any field of the creating body; sites replaces the sites it covers. The occurrences are expanded again (400 naming recurrence as on creation).",
+      tag: "Maintenance",
+      access: "token",
+      permission: "sites:write",
+      params: WindowParams,
+      body: MaintenancePatch,
+      response: { status: 200, description: "The window", schema: Envelope(MaintenanceWindow) },
+      errors: [400, 401, 403, 404, 413, 415],
+      async handler({ params, body, principal: p }) {
+        const before = await load(p.workspaceId, params.windowId);
+        const sites = body.sites ? [...new Set(body.sites)] : before.sites;
+        if (body.sites) await checkSites(p.workspaceId, sites);
+        const timeZone = body.timeZone ?? before.time_zone;
+        const recurrence =
+          body.recurrence === undefined
+            ? before.recurrence
+            : body.recurrence === null
+              ? null
+              : normalRecurrence(body.recurrence);
+        if (recurrence === "") throw invalidField("recurrence", "must not be empty (null: once)");
+        const window: StoredWindow = {
+          ...before,
+          title: body.title ?? before.title,
+          description: body.description ?? before.description,
+          // A new zone alone keeps the local start: "02:00 in the new zone".
+          start: body.start !== undefined ? localStart(body.start, timeZone) : before.start,
+          time_zone: timeZone,
+          duration_minutes: body.durationMinutes ?? before.duration_minutes,
+          recurrence,
+          updated_at: clock.now().toISOString(),
+          sites,
+        };
+        return envelope(200, "Maintenance window updated", await saved(window, false));
+      },
+    }),
+    route({
+      method: "delete",
+      path: "/public/v1/maintenance-windows/{windowId}",
+      operationId: "deleteMaintenanceWindow",
+      summary: "Delete a maintenance window (its sites are judged again at once)",
+      tag: "Maintenance",
+      access: "token",
+      permission: "sites:write",
+      params: WindowParams,
+      response: {
+        status: 200,
+        description: "Deleted",
+        schema: Envelope(z.object({ id: z.string(), deleted: z.literal(true) })),
+      },
+      errors: [401, 403, 404],
+      async handler({ params, principal: p }) {
+        const deleted = await store.maintenance.delete(p.workspaceId, params.windowId, clock.now().toISOString());
+        if (!deleted) throw notFound("Maintenance window");
+        changed();
+        return envelope(200, "Maintenance window deleted", { id: params.windowId, deleted: true as const });
+      },
+    }),
+  ];
+}
