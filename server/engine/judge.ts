@@ -328,11 +328,35 @@ function expiryMoves(
 /**
  * The move of a site that alerts its owner, if any: down as it turns unhealthy (a first verdict included: the quorum of
  * its regions decided it, as for the state), recovered as a site whose outage was alerted turns healthy or degraded
- * (with when the outage began, also across a spell of unknown), degraded as a healthy (or not yet judged) site turns
+ * (with when the outage began, also across a spell of unknown) once a majority of its regions answered twice in a row, degraded as a healthy (or not yet judged) site turns
  * degraded; still down, when the rule repeats, each repeat interval after the last down alert while it stays
  * unhealthy. A pause or a verdict of unknown alerts nothing.
  */
-function alertMove(site: SiteRow, health: Health, now: number, repeatMinutes: number | undefined): AlertIntent | null {
+/**
+ * Whether a majority of the regions with fresh results answered their last THRESHOLDS.confirmFailures checks: a
+ * return is confirmed as an outage is (two in a row), so that a site that flaps between failing and answering is
+ * told down once, and back once it stays back.
+ */
+function confirmedBack(site: SiteRow, recent: ResultSummary[], now: number): boolean {
+  const freshFor = freshForMs(site.check_interval * 1000, site.timeout * 1000);
+  const regions: string[] = JSON.parse(site.regions);
+  const fresh = recent.filter((r) => regions.includes(r.region) && now - r.at <= freshFor);
+  const byRegion = groupBy(fresh, (r) => r.region);
+  let back = 0;
+  for (const results of byRegion.values()) {
+    const streak = [...results].sort((a, b) => b.at - a.at).slice(0, THRESHOLDS.confirmFailures);
+    if (streak.length === THRESHOLDS.confirmFailures && streak.every((r) => r.ok)) back++;
+  }
+  return back > byRegion.size / 2;
+}
+
+function alertMove(
+  site: SiteRow,
+  health: Health,
+  now: number,
+  recent: ResultSummary[],
+  repeatMinutes: number | undefined,
+): AlertIntent | null {
   const from = site.state;
   const to = health.state;
   // down_since marks an outage that was alerted: it lasts through unknown (a pause, stale results, a restart), so an
@@ -346,7 +370,8 @@ function alertMove(site: SiteRow, health: Health, now: number, repeatMinutes: nu
     const reason = health.reason ?? health.summary;
     return { siteId: site.id, type: "site.still_down", reason, downSince: site.down_since };
   }
-  if (alerted && (to === "healthy" || to === "degraded")) {
+  // Back: healthy or degraded, once a majority of its regions answered twice in a row.
+  if (alerted && (to === "healthy" || to === "degraded") && confirmedBack(site, recent, now)) {
     return { siteId: site.id, type: "site.recovered", reason: null, downSince: site.down_since };
   }
   if ((from === "healthy" || from === "unknown") && to === "degraded") {
@@ -419,7 +444,8 @@ export function judge(input: JudgeInput): Judgement {
       const chronic = quiet ? null : chronicMove(site, change.conditions);
       if (chronic) judgement.alerts.push(chronic);
     }
-    const alert = inMaintenance ? null : alertMove(site, health, now, input.repeats.get(site.id));
+    const recent = input.recent.get(site.id) ?? [];
+    const alert = inMaintenance ? null : alertMove(site, health, now, recent, input.repeats.get(site.id));
     if (alert) {
       judgement.alerts.push(alert);
       if (alert.type === "site.down") change.down_since = iso(now);
@@ -438,6 +464,8 @@ export function judge(input: JudgeInput): Judgement {
     // No incident opens in maintenance; one opens as it ends on a site still down.
     if (inMaintenance && move === "open") move = null;
     if (!inMaintenance && wasInMaintenance && health.state === "unhealthy" && move === null) move = "open";
+    // Degraded without a check that succeeded is no recovery: the incident stays open.
+    if (move === "resolve" && health.state === "degraded" && !health.answered) move = null;
     if (move) {
       const { downIn, judged = 0, reason = null } = health;
       judgement.moves.push({

@@ -35,6 +35,11 @@ export interface Health {
   judged?: number;
   /** The latest failed check's error, as the checker wrote it. */
   reason?: string | null;
+  /**
+   * Degraded: whether a region's latest check succeeded. A site degraded only by failures not yet confirmed (after a
+   * spell without fresh results) has not come back: its outage goes on (judge).
+   */
+  answered?: boolean;
 }
 
 /**
@@ -82,6 +87,7 @@ export function judgeHealth(input: HealthInput): Health {
     }
   }
   const judged = byRegion.size;
+  const answered = [...byRegion.values()].some((results) => results[0]?.ok === true);
   const reason = latestError ? `: ${latestError}` : "";
   if (down.length > judged / 2) {
     return {
@@ -97,6 +103,7 @@ export function judgeHealth(input: HealthInput): Health {
       state: "degraded",
       summary: `Down in ${list(down)} (${down.length} of ${judged} regions)${reason}.`,
       downIn: down,
+      answered,
     };
   }
   if (suspect.length > 0) {
@@ -104,6 +111,7 @@ export function judgeHealth(input: HealthInput): Health {
       state: "degraded",
       summary: `A check failed in ${list(suspect)}, not yet confirmed${reason}.`,
       downIn: [],
+      answered,
     };
   }
   if (slow.length > 0) {
@@ -111,6 +119,7 @@ export function judgeHealth(input: HealthInput): Health {
       state: "degraded",
       summary: `Slow in ${list(slow)}: ${ms(slowest)}, above the ${ms(input.slowMs)} threshold.`,
       downIn: [],
+      answered,
     };
   }
   return { state: "healthy", summary: `Up: ${ms(fastest)} in ${list([...byRegion.keys()].sort())}.`, downIn: [] };
