@@ -52,6 +52,8 @@ Aktuelle Vorfälle
 Aktualisierungen
 Wartungsarbeiten
 Wartung
+Läuft
+Geplant
 `);
 
 // Hebrew (right to left)
@@ -93,6 +95,8 @@ const he = words(`
 עדכונים
 בתחזוקה
 תחזוקה
+בביצוע
+מתוכננת
 `);
 
 /** The tables by language, as the build writes them. */

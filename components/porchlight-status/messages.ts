@@ -42,6 +42,8 @@ export const ENGLISH = {
   updates: "Updates",
   maintenance: "Under maintenance",
   "item.maintenance": "Maintenance",
+  inProgress: "In progress",
+  scheduled: "Scheduled",
 };
 
 export type Messages = typeof ENGLISH;

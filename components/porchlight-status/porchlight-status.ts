@@ -491,7 +491,10 @@ export class PorchlightStatus extends LitElement {
                 ${page.maintenance.map(
                   (w) => html`<li part="incident">
                     <h4>${w.title}</h4>
-                    <p>${f.when(w.startsAt)} – ${f.until(w.startsAt, w.endsAt)}</p>
+                    <p>
+                      <b class="chip info">${w.active ? m.inProgress : m.scheduled}</b> ${f.when(w.startsAt)} –
+                      ${f.until(w.startsAt, w.endsAt)}
+                    </p>
                     <p>${w.description}</p>
                   </li>`,
                 )}

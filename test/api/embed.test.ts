@@ -15,8 +15,9 @@ import { sqliteKind, testConfig, useStore } from "../helpers.ts";
  * The issue's budget: all of the element, Lit included, at most 13 KB (13 × 1024 bytes) gzipped. It was 12 KB until
  * issue 17's protected and error states (a content-sized box, the wait in words, the focus after unlocking) took
  * the script from 12,138 to about 12,470 bytes; issue 17 allows 13 KB. Issue 18's maintenance (an item's
- * maintenance status, the banner's "Under maintenance", the windows under way and coming) took it from 13,305 bytes
- * to 13,443, past 13 KB even after a second minifier pass (terser) won back 52: 13.25 KB is the figure proposed.
+ * maintenance status, the banner's "Under maintenance", the windows under way and coming, marked in progress or
+ * scheduled) took it from 13,305 bytes to 13,436, past 13 KB even after a second minifier pass (terser) won back 52:
+ * 13.25 KB is the figure proposed.
  */
 const BUDGET_GZIP_BYTES = 13.25 * 1024;
 

@@ -131,6 +131,7 @@ describeBrowser("maintenance on the page, in Chromium", () => {
         "Past incidents",
       ]);
       expect(seen.services).toEqual(["Website Operational", "Checkout Maintenance", "Search Operational"]);
+      expect(await v.inShadow("[part~=incident] .chip").allInnerTexts()).toEqual(["In progress", "Scheduled"]);
       expect(await v.inShadow("[part~=incident] p").allInnerTexts()).toContain(
         "Checkout may refuse payments for a few minutes.",
       );
