@@ -10,6 +10,7 @@ const ICON_COLOURS: Record<string, string> = {
   degraded: "8a5300",
   partial: "8a5300",
   major: "c4232d",
+  maintenance: "0b57d0",
 };
 
 /**

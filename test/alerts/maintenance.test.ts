@@ -183,6 +183,55 @@ describeStores("maintenance windows", (kind) => {
     expect(await store.db.selectFrom("maintenance_occurrences").selectAll().execute()).toEqual([]);
   });
 
+  test("occurrences are expanded ahead, at most 1,000, and further by the engine's housekeeping as they run out", async () => {
+    const { id } = await site(targets.ok);
+    const hourly = (
+      await window({
+        title: "Hourly",
+        sites: [id],
+        start: "2026-11-21T12:30",
+        durationMinutes: 5,
+        recurrence: "FREQ=HOURLY",
+      })
+    ).json.data;
+    const stored = () =>
+      store.db
+        .selectFrom("maintenance_windows")
+        .select("expanded_until")
+        .where("id", "=", hourly.id)
+        .executeTakeFirstOrThrow();
+    const count = async () =>
+      (
+        await store.db
+          .selectFrom("maintenance_occurrences")
+          .select("starts_at")
+          .where("window_id", "=", hourly.id)
+          .execute()
+      ).length;
+    expect(await count()).toBe(1000);
+    // The 1,000th hourly start: 999 hours after the first.
+    const reach = (await stored()).expanded_until;
+    expect(reach).toBe(new Date(Date.parse("2026-11-21T12:30:00Z") + 999 * 3_600_000).toISOString());
+    // Within 30 days of running out, the housekeeping (every 10 minutes in each engine) expands it again from now.
+    clock.advance(15 * 86_400_000);
+    await made.engine.prune();
+    expect((await stored()).expanded_until > reach).toBe(true);
+    const first = await store.db
+      .selectFrom("maintenance_occurrences")
+      .select("starts_at")
+      .where("window_id", "=", hourly.id)
+      .orderBy("starts_at")
+      .executeTakeFirstOrThrow();
+    expect(Date.parse(first.starts_at)).toBeGreaterThan(clock.now().getTime() - 3_600_000);
+    // At most 1,000 expanded, of which the ones begun before now (a day's margin for zones) are dropped.
+    expect(await count()).toBeGreaterThan(950);
+    expect(await count()).toBeLessThanOrEqual(1000);
+    // A one-off window far away is not expanded again and again: it has one occurrence and reaches the horizon.
+    const once = (await window({ title: "Once", sites: [id], start: "2027-01-01T00:00", durationMinutes: 5 })).json
+      .data;
+    expect(once.next).toEqual({ startsAt: "2027-01-01T00:00:00.000Z", endsAt: "2027-01-01T00:05:00.000Z" });
+  });
+
   test("in a window: checks recorded, no alert, no incident, no downtime; the page reads maintenance; at its end, one alert and the incident", async () => {
     const { id } = await site(targets.fail);
     await api.post("/public/v1/alert-channels", {

@@ -328,3 +328,41 @@ describe("both feeds", () => {
     expect(ids.at(-1)).toBe("https://status.example.com/acme/#incident-11");
   });
 });
+
+describe("maintenance in the feeds (issue 18)", () => {
+  const maintenance: PublicStatusPage["maintenance"] = [
+    {
+      id: "mw_1",
+      title: "Database <upgrade>",
+      description: "Checkout may be slow.",
+      startsAt: "2026-11-22T01:00:00.000Z",
+      endsAt: "2026-11-22T02:30:00.000Z",
+      active: false,
+      items: [1],
+    },
+  ];
+  const withMaintenance: FeedInput = { ...input, page: { ...page, maintenance } };
+
+  test("RSS: a scheduled window is an item of its own before the incidents, its guid naming the occurrence", () => {
+    const xml = rssFeed(withMaintenance);
+    expect(wellFormednessProblem(xml)).toBeNull();
+    const items = [...parse(xml).getElementsByTagName("item")];
+    expect(items).toHaveLength(3);
+    const first = items[0] as Element;
+    const text = (name: string) => first.getElementsByTagName(name)[0]?.textContent;
+    expect(text("title")).toBe("Maintenance: Database <upgrade> (scheduled)");
+    expect(text("guid")).toBe("acme-maintenance-mw_1-2026-11-22T01:00:00.000Z");
+    expect(text("description")).toBe(
+      "From 2026-11-22T01:00:00.000Z until 2026-11-22T02:30:00.000Z\nCheckout may be slow.",
+    );
+  });
+
+  test("Atom: a window under way says so, with its start as published", () => {
+    const active = { ...withMaintenance, page: { ...page, maintenance: [{ ...maintenance[0], active: true }] } };
+    const xml = atomFeed(active as FeedInput);
+    expect(wellFormednessProblem(xml)).toBeNull();
+    const entry = parse(xml).getElementsByTagName("entry")[0] as Element;
+    expect(entry.getElementsByTagName("title")[0]?.textContent).toBe("Maintenance: Database <upgrade> (in progress)");
+    expect(entry.getElementsByTagName("published")[0]?.textContent).toBe("2026-11-22T01:00:00.000Z");
+  });
+});
