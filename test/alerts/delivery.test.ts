@@ -4,7 +4,7 @@ import { AlertSender } from "../../server/alerts/sender.ts";
 import { AlertEvent } from "../../server/contract/alerts.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { appWithEngine, localTargets } from "../api/with-engine.ts";
+import { appWithEngine, localTargets, testSender } from "../api/with-engine.ts";
 import { client, describeStores, seedOwner, TestClock, testConfig, useStore } from "../helpers.ts";
 import { listen } from "../support/listen.ts";
 
@@ -49,16 +49,7 @@ describeStores("alerts from the engine to a receiver", (kind) => {
     clock = new TestClock();
     made = appWithEngine(store, clock, { PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
     api = client(made.app, (await seedOwner(store, "stack")).token);
-    const config = testConfig({ PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
-    sender = new AlertSender({
-      store,
-      clock,
-      logger: createLogger("silent"),
-      secrets: new SecretBox(config.secretKey, config.dataDir),
-      delivery: { mailer: { send: async () => ({ messageId: "x" }) }, allowPrivate: true },
-      providers: { apis: config.alertApis },
-      random: () => 0.5,
-    });
+    sender = testSender(store, clock);
     received = [];
     status = 200;
     failure = { body: "broken" };

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SecretBox } from "../../server/accounts/sealed.ts";
-import { AlertSender } from "../../server/alerts/sender.ts";
+import type { AlertSender } from "../../server/alerts/sender.ts";
 import { AlertEvent } from "../../server/contract/alerts.ts";
 import { PublicStatusPage } from "../../server/contract/status-page.ts";
 import { instantOf, localStart } from "../../server/engine/maintenance.ts";
-import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { appWithEngine, localTargets } from "../api/with-engine.ts";
-import { client, describeStores, seedMember, seedOwner, TestClock, testConfig, useStore } from "../helpers.ts";
+import { appWithEngine, localTargets, testSender } from "../api/with-engine.ts";
+import { client, describeStores, seedMember, seedOwner, TestClock, useStore } from "../helpers.ts";
 import { listen } from "../support/listen.ts";
 
 /**
@@ -70,16 +68,7 @@ describeStores("maintenance windows", (kind) => {
     made = appWithEngine(store, clock, { PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
     owner = await seedOwner(store, "stack");
     api = client(made.app, owner.token);
-    const config = testConfig({ PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
-    sender = new AlertSender({
-      store,
-      clock,
-      logger: createLogger("silent"),
-      secrets: new SecretBox(config.secretKey, config.dataDir),
-      delivery: { mailer: { send: async () => ({ messageId: "x" }) }, allowPrivate: true },
-      providers: { apis: config.alertApis },
-      random: () => 0.5,
-    });
+    sender = testSender(store, clock);
     received = [];
     return () => made.engine.stop();
   });

@@ -1,12 +1,12 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { SecretBox } from "../../server/accounts/sealed.ts";
-import { AlertSender } from "../../server/alerts/sender.ts";
+import type { AlertSender } from "../../server/alerts/sender.ts";
 import { AlertEvent } from "../../server/contract/alerts.ts";
 import { Engine } from "../../server/engine/engine.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { client, describeStores, makeApp, seedOwner, TestClock, testConfig, useStore } from "../helpers.ts";
+import { testSender } from "../api/with-engine.ts";
+import { client, describeStores, makeApp, seedOwner, TestClock, useStore } from "../helpers.ts";
 import { listen } from "../support/listen.ts";
 
 /**
@@ -83,16 +83,7 @@ describeStores("alerts by the quorum of a site's regions", (kind) => {
         onRecorded: made.recorded,
       });
     engines = { eu: engine("eu"), us: engine("us"), ap: engine("ap") };
-    const config = testConfig({ PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
-    sender = new AlertSender({
-      store,
-      clock,
-      logger: createLogger("silent"),
-      secrets: new SecretBox(config.secretKey, config.dataDir),
-      delivery: { mailer: { send: async () => ({ messageId: "x" }) }, allowPrivate: true },
-      providers: { apis: config.alertApis },
-      random: () => 0.5,
-    });
+    sender = testSender(store, clock);
     return () => Promise.all(Object.values(engines).map((e) => e.stop()));
   });
 

@@ -1,5 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SecretBox } from "../../server/accounts/sealed.ts";
+import { AlertSender } from "../../server/alerts/sender.ts";
 import { createApp } from "../../server/app.ts";
 import { Engine } from "../../server/engine/engine.ts";
 import type { RecordSummary } from "../../server/engine/record.ts";
@@ -56,4 +58,21 @@ export async function localTargets() {
       server.close();
     },
   };
+}
+
+/**
+ * An alert sender as the engine's process runs one, on the test's clock: private receivers allowed (they are local
+ * servers), e-mail to nowhere, no jitter (random 0.5).
+ */
+export function testSender(store: Store, clock: TestClock): AlertSender {
+  const config = testConfig({ PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
+  return new AlertSender({
+    store,
+    clock,
+    logger: createLogger("silent"),
+    secrets: new SecretBox(config.secretKey, config.dataDir),
+    delivery: { mailer: { send: async () => ({ messageId: "x" }) }, allowPrivate: true },
+    providers: { apis: config.alertApis },
+    random: () => 0.5,
+  });
 }
