@@ -7,14 +7,7 @@ import { judgeConditions } from "./conditions.ts";
 import { heldAt, type Interval, nextBoundary, outside } from "./maintenance.ts";
 import type { Outcome } from "./outcome.ts";
 import { THRESHOLDS } from "./thresholds.ts";
-import {
-  freshForMs,
-  type Health,
-  type IncidentMove,
-  incidentMove,
-  judgeHealth,
-  type ResultSummary,
-} from "./verdict.ts";
+import { freshForMs, type Health, type IncidentMove, judgeHealth, type ResultSummary } from "./verdict.ts";
 
 /** Conditions are judged again at least this often (and at once when a certificate or domain changes). */
 export const CONDITIONS_EVERY_MS = 5 * 60_000;
@@ -44,7 +37,7 @@ export interface JudgeInput {
 export const MAINTENANCE_REACH_MS = DAY;
 
 /**
- * A site whose automatic incidents move (see incidentMove), with what their updates tell visitors: the latest
+ * A site whose automatic incidents move (see outageMove), with what their updates tell visitors: the latest
  * failure and how many of the site's regions it is down in (see visitorMessage).
  */
 export interface IncidentIntent {
@@ -333,9 +326,9 @@ function expiryMoves(
  * unhealthy. A pause or a verdict of unknown alerts nothing.
  */
 /**
- * Whether a majority of the regions with fresh results answered their last THRESHOLDS.confirmFailures checks: a
- * return is confirmed as an outage is (two in a row), so that a site that flaps between failing and answering is
- * told down once, and back once it stays back.
+ * Whether at least half of the regions with fresh results answered their last THRESHOLDS.confirmFailures checks
+ * (no longer a majority down): a return is confirmed as an outage is (two in a row), so that a site that flaps
+ * between failing and answering is told down once, and back once it stays back.
  */
 function confirmedBack(site: SiteRow, recent: ResultSummary[], now: number): boolean {
   const freshFor = freshForMs(site.check_interval * 1000, site.timeout * 1000);
@@ -347,7 +340,8 @@ function confirmedBack(site: SiteRow, recent: ResultSummary[], now: number): boo
     const streak = [...results].sort((a, b) => b.at - a.at).slice(0, THRESHOLDS.confirmFailures);
     if (streak.length === THRESHOLDS.confirmFailures && streak.every((r) => r.ok)) back++;
   }
-  return back > byRegion.size / 2;
+  // As an outage needs a majority down, a return needs no more than that: half of the regions back.
+  return back > 0 && back * 2 >= byRegion.size;
 }
 
 function alertMove(
@@ -374,10 +368,23 @@ function alertMove(
   if (alerted && (to === "healthy" || to === "degraded") && confirmedBack(site, recent, now)) {
     return { siteId: site.id, type: "site.recovered", reason: null, downSince: site.down_since };
   }
-  if ((from === "healthy" || from === "unknown") && to === "degraded") {
+  if (!alerted && (from === "healthy" || from === "unknown") && to === "degraded") {
     return { siteId: site.id, type: "site.degraded", reason: health.summary, downSince: null };
   }
   return null;
+}
+
+/**
+ * What an outage does to the pages' automatic incidents, as it does to alerts: one opens as an outage begins (the
+ * down alert's move: outside maintenance, or as a window ends on a site still down), is told when the site goes out
+ * of sight while down, and resolves as the outage ends (the recovery's move: a confirmed return). A site that flaps,
+ * or comes back from unknown still failing, keeps its one incident.
+ */
+function outageMove(site: SiteRow, health: Health, alert: AlertIntent | null, inMaintenance: boolean): IncidentMove {
+  if (alert?.type === "site.down") return "open";
+  if (alert?.type === "site.recovered") return "resolve";
+  const lostSight = health.state === "unknown" && site.state !== "unknown";
+  return site.down_since !== null && lostSight && !inMaintenance ? "update" : null;
 }
 
 const CHRONIC_RANK = { ok: 0, warning: 1, critical: 2 } as const;
@@ -458,14 +465,8 @@ export function judge(input: JudgeInput): Judgement {
     const wasInMaintenance = site.in_maintenance === 1;
     if (inMaintenance !== wasInMaintenance) change.in_maintenance = inMaintenance ? 1 : 0;
     judgement.sites.push({ id: site.id, change });
-    // Every incident move is a change of state, so this covers incidents too.
-    if (health.state !== site.state || inMaintenance !== wasInMaintenance) judgement.pagesChanged = true;
-    let move = incidentMove(site.state as SiteState, health.state);
-    // No incident opens in maintenance; one opens as it ends on a site still down.
-    if (inMaintenance && move === "open") move = null;
-    if (!inMaintenance && wasInMaintenance && health.state === "unhealthy" && move === null) move = "open";
-    // Degraded without a check that succeeded is no recovery: the incident stays open.
-    if (move === "resolve" && health.state === "degraded" && !health.answered) move = null;
+    const move = outageMove(site, health, alert, inMaintenance);
+    if (health.state !== site.state || inMaintenance !== wasInMaintenance || move) judgement.pagesChanged = true;
     if (move) {
       const { downIn, judged = 0, reason = null } = health;
       judgement.moves.push({

@@ -35,11 +35,6 @@ export interface Health {
   judged?: number;
   /** The latest failed check's error, as the checker wrote it. */
   reason?: string | null;
-  /**
-   * Degraded: whether a region's latest check succeeded. A site degraded only by failures not yet confirmed (after a
-   * spell without fresh results) has not come back: its outage goes on (judge).
-   */
-  answered?: boolean;
 }
 
 /**
@@ -87,7 +82,6 @@ export function judgeHealth(input: HealthInput): Health {
     }
   }
   const judged = byRegion.size;
-  const answered = [...byRegion.values()].some((results) => results[0]?.ok === true);
   const reason = latestError ? `: ${latestError}` : "";
   if (down.length > judged / 2) {
     return {
@@ -103,7 +97,6 @@ export function judgeHealth(input: HealthInput): Health {
       state: "degraded",
       summary: `Down in ${list(down)} (${down.length} of ${judged} regions)${reason}.`,
       downIn: down,
-      answered,
     };
   }
   if (suspect.length > 0) {
@@ -111,7 +104,6 @@ export function judgeHealth(input: HealthInput): Health {
       state: "degraded",
       summary: `A check failed in ${list(suspect)}, not yet confirmed${reason}.`,
       downIn: [],
-      answered,
     };
   }
   if (slow.length > 0) {
@@ -119,7 +111,6 @@ export function judgeHealth(input: HealthInput): Health {
       state: "degraded",
       summary: `Slow in ${list(slow)}: ${ms(slowest)}, above the ${ms(input.slowMs)} threshold.`,
       downIn: [],
-      answered,
     };
   }
   return { state: "healthy", summary: `Up: ${ms(fastest)} in ${list([...byRegion.keys()].sort())}.`, downIn: [] };
@@ -127,15 +118,3 @@ export function judgeHealth(input: HealthInput): Health {
 
 /** What happens to a page's automatic incident when a site's state changes. */
 export type IncidentMove = "open" | "resolve" | "update" | null;
-
-/**
- * Unhealthy opens an incident; recovering to healthy or degraded resolves it, also when the site was out of sight
- * in between (unknown: no fresh result, paused, disabled, an engine restart); losing sight of the site while it is
- * open is an update that leaves it open. Nothing else moves it. Resolving when nothing is open does nothing.
- */
-export function incidentMove(previous: SiteState, next: SiteState): IncidentMove {
-  if (previous === next) return null;
-  if (next === "unhealthy") return "open";
-  if (previous === "unhealthy") return next === "unknown" ? "update" : "resolve";
-  return previous === "unknown" ? "resolve" : null;
-}

@@ -213,10 +213,14 @@ describeStores("engine", (kind) => {
     behaviour.flaky = "up";
     await round(e);
     expect((await site(id)).state).toBe("healthy");
+    // One answer is not yet a return: the incident resolves at the second in a row, as two failures made the outage.
+    const once = await publicPage(shown.slug);
+    expect(once.items[0].status).toBe("operational");
+    expect(once.incidents.find((i: { title: string }) => i.title === "Checkout is down").status).toBe("investigating");
+    await round(e);
     const after = await publicPage(shown.slug);
-    expect(after.items[0].status).toBe("operational");
     const resolved = after.incidents.find((i: { title: string }) => i.title === "Checkout is down");
-    expect(resolved).toMatchObject({ status: "resolved", resolved_at: clock.now().toISOString(), duration_minutes: 2 });
+    expect(resolved).toMatchObject({ status: "resolved", resolved_at: clock.now().toISOString(), duration_minutes: 3 });
     expect(resolved.updates.map((u: { status: string }) => u.status)).toEqual(["resolved", "investigating"]);
     expect(resolved.updates[0].message).toBe("Checkout is working again.");
     // The manual incident sits beside it, untouched.
@@ -383,6 +387,7 @@ describeStores("engine", (kind) => {
     behaviour.flaky = "up";
     await api.patch(`/public/v1/site/${id}`, { pause: false });
     await round(e, 3000);
+    await round(e);
     const back = (await publicPage(page.slug)).incidents.find((i: { title: string }) => i.title === "Shop is down");
     expect(back.status).toBe("resolved");
 

@@ -153,7 +153,7 @@ describe("judge: state and incidents", () => {
   test("only the sites whose incidents move are named, so what the pages show is read for them alone", () => {
     const j = judge(
       input({
-        sites: [site(), site({ id: "site-b" }), site({ id: "site-c", state: "unhealthy" })],
+        sites: [site(), site({ id: "site-b" }), site({ id: "site-c", state: "unhealthy", down_since: iso(NOW - 10 * MIN) })],
         recent: new Map([
           ["site-a", results("local", ["u", "u"])],
           ["site-b", results("local", ["d", "d"])],
@@ -232,7 +232,7 @@ describe("judge: state and incidents", () => {
   test("recovery resolves the open automatic incident", () => {
     const j = judged(
       input({
-        sites: [site({ state: "unhealthy" })],
+        sites: [site({ state: "unhealthy", down_since: iso(NOW - 10 * MIN) })],
         openIncidents: [{ id: 41, page_id: 7, site_id: "site-a", status: "investigating" }],
       }),
     );
@@ -263,7 +263,7 @@ describe("judge: state and incidents", () => {
   test("a paused site is unknown and not judged again by time; an open incident says it is not being checked", () => {
     const j = judged(
       input({
-        sites: [site({ state: "unhealthy", pause: 1 })],
+        sites: [site({ state: "unhealthy", pause: 1, down_since: iso(NOW - 10 * MIN) })],
         openIncidents: [{ id: 41, page_id: 7, site_id: "site-a", status: "investigating" }],
       }),
     );
@@ -579,7 +579,7 @@ describe("what an automatic incident tells visitors", () => {
   test("back but degraded: working again, not fully; a hidden item's incident keeps its label", () => {
     const j = judged(
       input({
-        sites: [site({ state: "unhealthy", regions: JSON.stringify(["a", "b"]) })],
+        sites: [site({ state: "unhealthy", regions: JSON.stringify(["a", "b"]), down_since: iso(NOW - 10 * MIN) })],
         recent: new Map([["site-a", [...results("a", ["d", "d"]), ...results("b", ["u", "u"])]]]),
         // The page no longer shows the item (hidden): the label comes from the incident's title.
         items: [],

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { type HealthInput, incidentMove, judgeHealth, type ResultSummary } from "../../server/engine/verdict.ts";
+import { type HealthInput, judgeHealth, type ResultSummary } from "../../server/engine/verdict.ts";
 
 const NOW = Date.parse("2026-11-21T12:00:00Z");
 const MIN = 60_000;
@@ -98,24 +98,5 @@ describe("judgeHealth", () => {
   test("order of the results does not matter", () => {
     const results = region("local", ["d", "d", "u"]).reverse();
     expect(judgeHealth(base(results)).state).toBe("unhealthy");
-  });
-});
-
-describe("incidentMove", () => {
-  test.each([
-    ["healthy", "unhealthy", "open"],
-    ["degraded", "unhealthy", "open"],
-    ["unknown", "unhealthy", "open"],
-    ["unhealthy", "healthy", "resolve"],
-    ["unhealthy", "degraded", "resolve"],
-    ["unhealthy", "unknown", "update"],
-    ["unhealthy", "unhealthy", null],
-    ["healthy", "degraded", null],
-    ["degraded", "healthy", null],
-    ["healthy", "unknown", null],
-    ["unknown", "healthy", "resolve"],
-    ["unknown", "degraded", "resolve"],
-  ] as const)("%s → %s: %s", (previous, next, move) => {
-    expect(incidentMove(previous, next)).toBe(move);
   });
 });
