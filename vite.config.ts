@@ -7,10 +7,6 @@ import { EMBED_BUILD, PAGE_BUILD, wordsFile } from "./server/builds.ts";
 import { minifyCss } from "./server/html.ts";
 
 /**
- * Beside dist/embed/NAME.js, a copy named by its content hash (safe to cache for a year) and a manifest naming that
- * copy with its Subresource Integrity value, so owners can pin a version and pages can name the copy.
- */
-/**
  * A second minifier pass over the embed, after rolldown's own: terser's compressor finds what the first leaves
  * (about 50 bytes gzipped of a budget where every byte is spoken for). Tagged templates stay as they are.
  */
@@ -27,6 +23,10 @@ function terserPass(name: string): Plugin {
   };
 }
 
+/**
+ * Beside dist/embed/NAME.js, a copy named by its content hash (safe to cache for a year) and a manifest naming that
+ * copy with its Subresource Integrity value, so owners can pin a version and pages can name the copy.
+ */
 function hashedCopy(name: string, manifest: string): Plugin {
   return {
     name: "porchlight-hashed-copy",

@@ -13,8 +13,8 @@ import {
   MaintenancePatch,
   MaintenanceWindow,
 } from "../contract/maintenance.ts";
-import { expandWindow, localStart, normalRecurrence, type WindowSpec } from "../engine/maintenance.ts";
-import { invalidField, limitReached, notFound } from "../http/errors.ts";
+import { canonicalZone, expandWindow, localStart, normalRecurrence, type WindowSpec } from "../engine/maintenance.ts";
+import { ApiError, conflict, invalidField, limitReached, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
 import type { StoredWindow } from "../store/maintenance.ts";
 import type { Store } from "../store/store.ts";
@@ -68,13 +68,19 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
     const missing = sites.findIndex((id) => !own.has(id));
     if (missing >= 0) throw invalidField(`sites.${missing}`, "is not a site of this workspace");
   };
-  /** Expands the window's occurrences from now, or 400 naming recurrence. */
+  /** Expands the window's occurrences from now: 400 naming recurrence, or 429 when too many expansions wait. */
   const expand = async (spec: WindowSpec) => {
     const expansion = await expandWindow(spec, clock.now().getTime());
-    if (!expansion.ok) throw invalidField("recurrence", expansion.problem);
-    return expansion;
+    if (expansion.ok) return expansion;
+    if (expansion.busy) {
+      throw new ApiError(429, "rate_limited", `Rate Limited: recurrence ${expansion.problem}`, undefined, {
+        "Retry-After": "1",
+      });
+    }
+    throw invalidField("recurrence", expansion.problem);
   };
-  const saved = async (window: StoredWindow, create: boolean) => {
+  /** Writes a window (a change: of the version `expected`), answering what stopped it. */
+  const saved = async (window: StoredWindow, expected: string | null) => {
     const expansion = await expand({
       start: window.start,
       timeZone: window.time_zone,
@@ -82,10 +88,17 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
       recurrence: window.recurrence,
     });
     const stored = await store.maintenance.save(
-      { ...window, expanded_until: iso(expansion.until) },
+      { ...window, refill_at: iso(expansion.refillAt) },
       expansion.occurrences,
-      create,
+      expected,
     );
+    if (stored === "gone") throw notFound("Maintenance window");
+    if (stored === "changed")
+      throw conflict("updatedAt", "the window changed meanwhile: read it again, then change it");
+    if (stored === "sites") {
+      await checkSites(window.workspace_id, window.sites);
+      throw invalidField("sites", "names a site that was deleted meanwhile");
+    }
     changed();
     return (await views([stored]))[0] as MaintenanceWindow;
   };
@@ -115,13 +128,13 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
       path: "/public/v1/maintenance-windows",
       operationId: "createMaintenanceWindow",
       summary: "Schedule maintenance on sites, once or recurring",
-      description: `A window covers 1 to 100 of the workspace's sites (400 naming sites.N otherwise). recurrence is an RFC 5545 RRULE read in timeZone, hourly at most often; one that is not valid, or occurs too rarely to expand quickly, is a 400 naming recurrence. At most ${MAX_MAINTENANCE_WINDOWS} windows per workspace (403 limit_reached).`,
+      description: `A window covers 1 to 100 of the workspace's sites (400 naming sites.N otherwise). timeZone is stored by its canonical name. recurrence is an RFC 5545 RRULE read in timeZone, hourly at most often; one that is not valid, or takes more than a second to expand, is a 400 naming recurrence; 429 when too many expansions wait already. At most ${MAX_MAINTENANCE_WINDOWS} windows per workspace (403 limit_reached).`,
       tag: "Maintenance",
       access: "token",
       permission: "sites:write",
       body: MaintenanceCreate,
       response: { status: 201, description: "The window", schema: Envelope(MaintenanceWindow) },
-      errors: [400, 401, 403, 413, 415],
+      errors: [400, 401, 403, 413, 415, 429],
       async handler({ body, principal: p }) {
         const sites = [...new Set(body.sites)];
         await checkSites(p.workspaceId, sites);
@@ -129,22 +142,23 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
           throw limitReached(`a workspace has at most ${MAX_MAINTENANCE_WINDOWS} maintenance windows`);
         }
         const now = clock.now().toISOString();
+        const timeZone = canonicalZone(body.timeZone);
         const window: StoredWindow = {
           id: `mw_${randomBytes(12).toString("hex")}`,
           workspace_id: p.workspaceId,
           title: body.title,
           description: body.description,
-          start: localStart(body.start, body.timeZone),
-          time_zone: body.timeZone,
+          start: localStart(body.start, timeZone),
+          time_zone: timeZone,
           duration_minutes: body.durationMinutes,
           recurrence: body.recurrence === null ? null : normalRecurrence(body.recurrence),
-          expanded_until: now,
+          refill_at: now,
           created_at: now,
           updated_at: now,
           sites,
         };
         if (window.recurrence === "") throw invalidField("recurrence", "must not be empty (null: once)");
-        return envelope(201, "Maintenance window created", await saved(window, true));
+        return envelope(201, "Maintenance window created", await saved(window, null));
       },
     }),
     route({
@@ -169,19 +183,19 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
       operationId: "updateMaintenanceWindow",
       summary: "Change a maintenance window",
       description:
-        "Any field of the creating body; sites replaces the sites it covers. The occurrences are expanded again (400 naming recurrence as on creation).",
+        "Any field of the creating body; sites replaces the sites it covers. The occurrences are expanded again (400 naming recurrence as on creation). 409 when another change of the window came first.",
       tag: "Maintenance",
       access: "token",
       permission: "sites:write",
       params: WindowParams,
       body: MaintenancePatch,
       response: { status: 200, description: "The window", schema: Envelope(MaintenanceWindow) },
-      errors: [400, 401, 403, 404, 413, 415],
+      errors: [400, 401, 403, 404, 409, 413, 415, 429],
       async handler({ params, body, principal: p }) {
         const before = await load(p.workspaceId, params.windowId);
         const sites = body.sites ? [...new Set(body.sites)] : before.sites;
         if (body.sites) await checkSites(p.workspaceId, sites);
-        const timeZone = body.timeZone ?? before.time_zone;
+        const timeZone = body.timeZone === undefined ? before.time_zone : canonicalZone(body.timeZone);
         const recurrence =
           body.recurrence === undefined
             ? before.recurrence
@@ -201,7 +215,7 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
           updated_at: clock.now().toISOString(),
           sites,
         };
-        return envelope(200, "Maintenance window updated", await saved(window, false));
+        return envelope(200, "Maintenance window updated", await saved(window, before.updated_at));
       },
     }),
     route({

@@ -17,15 +17,19 @@ function knownTimeZone(name: string): boolean {
   }
 }
 
-/** Whether a date and time's fields name a real moment (no 31 November, no 24:00). */
+/**
+ * Whether a date and time's fields name a real moment: a year from 2000, no 31 November, no 24:00 or :60, an offset
+ * within ±14:00.
+ */
 function realDateTime(s: string): boolean {
-  const [y, m, d, hh, mm] = [s.slice(0, 4), s.slice(5, 7), s.slice(8, 10), s.slice(11, 13), s.slice(14, 16)].map(
-    Number,
-  );
-  const day = new Date(Date.UTC(y as number, (m as number) - 1, d as number));
-  return (
-    day.getUTCDate() === d && day.getUTCMonth() === (m as number) - 1 && (hh as number) < 24 && (mm as number) < 60
-  );
+  const field = (from: number) => Number(s.slice(from, from + 2));
+  const [y, m, d] = [Number(s.slice(0, 4)), field(5), field(8)];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  if (y < 2000 || day.getUTCDate() !== d || day.getUTCMonth() !== m - 1) return false;
+  if (field(11) > 23 || field(14) > 59 || (s[16] === ":" && field(17) > 59)) return false;
+  const offset = /([+-])(\d{2}):(\d{2})$/.exec(s);
+  if (offset && (Number(offset[2]) > 14 || Number(offset[3]) > 59)) return false;
+  return !/(Z|[+-]\d{2}:\d{2})$/.test(s) || !Number.isNaN(Date.parse(s));
 }
 
 const TimeZone = z

@@ -334,8 +334,14 @@ export class Engine {
   async prune(): Promise<number> {
     const deleted = await pruneResults(this.o.store, this.now() - this.o.retentionHours * 3_600_000);
     if (deleted > 0) this.o.logger.info({ deleted }, "pruned old check results");
-    const expanded = await refillMaintenance(this.o.store, this.now());
+    const { expanded, failed } = await refillMaintenance(this.o.store, this.now());
     if (expanded > 0) this.o.logger.info({ expanded }, "expanded maintenance windows further");
+    for (const { id, problem } of failed) {
+      this.o.logger.warn(
+        { window: id, problem },
+        "a maintenance window could not be expanded further; tried again in a day",
+      );
+    }
     return deleted;
   }
 

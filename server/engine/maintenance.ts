@@ -29,7 +29,13 @@ export interface WindowSpec {
   recurrence: string | null;
 }
 
+/** Formatters by canonical zone name: a few hundred zones exist, and each name is canonical (canonicalZone) first. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's canonical IANA name ("europe/berlin" is "Europe/Berlin"), which windows store. */
+export function canonicalZone(timeZone: string): string {
+  return new Intl.DateTimeFormat("en-US", { timeZone }).resolvedOptions().timeZone;
+}
 
 function formatter(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
@@ -44,6 +50,8 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
       minute: "2-digit",
       second: "2-digit",
     });
+    // Bounded whatever names come in.
+    if (formatters.size >= 1000) formatters.clear();
     formatters.set(timeZone, f);
   }
   return f;
@@ -54,16 +62,20 @@ function wallOf(instant: number, timeZone: string): number {
   const parts: Record<string, number> = {};
   for (const p of formatter(timeZone).formatToParts(new Date(instant))) parts[p.type] = Number(p.value);
   const { year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = parts;
-  return Date.UTC(year, month - 1, day, hour, minute, second) + (instant % 1000);
+  return Date.UTC(year, month - 1, day, hour, minute, second);
 }
 
-/** The instant a wall time (UTC fields) names in a zone; in a spring-forward gap, the instant after the gap. */
+/**
+ * The instant a wall time (UTC fields, whole seconds) names in a zone. Where the clocks went back and the wall time
+ * happens twice, the first (RFC 5545); where they went forward and it never happens, the instant the gap's length
+ * later (02:30 in a gap from 02:00 to 03:00 is 03:30).
+ */
 export function instantOf(wall: number, timeZone: string): number {
-  const first = wall - (wallOf(wall, timeZone) - wall);
-  const second = wall - (wallOf(first, timeZone) - first);
-  if (wallOf(second, timeZone) === wall) return second;
-  // In a gap no instant shows this wall time: the later offset moves it on by the gap.
-  return Math.max(first, second);
+  const before = wallOf(wall - DAY, timeZone) - (wall - DAY);
+  const after = wallOf(wall + DAY, timeZone) - (wall + DAY);
+  const candidates = [wall - before, wall - after].filter((t) => wallOf(t, timeZone) === wall);
+  if (candidates.length > 0) return Math.min(...candidates);
+  return wall - before;
 }
 
 /** "YYYY-MM-DDTHH:MM" as wall ms. */
@@ -76,90 +88,175 @@ export function localStart(start: string, timeZone: string): string {
   return start.slice(0, 16);
 }
 
-/** Stored recurrences carry no "RRULE:" prefix and no DTSTART (the start is the window's). */
-export const normalRecurrence = (rule: string) => rule.replace(/^RRULE:/i, "").trim();
+/** Stored recurrences are upper case (RFC 5545 names are case-insensitive), without the "RRULE:" prefix. */
+export const normalRecurrence = (rule: string) => rule.replace(/^RRULE:/i, "").trim().toUpperCase();
 
 const rrulePath = createRequire(import.meta.url).resolve("rrule");
 
 /**
- * The worker: rrule's parse and expansion of a rule in wall time, posting the starts or a parse error. Plain
- * JavaScript, so that it runs the same under every loader (tsx, the tests, plain Node).
+ * The worker: rrule's parse and expansion of a rule in wall time, one job at a time, posting the starts or what is
+ * wrong. Plain JavaScript, so that it runs the same under every loader (tsx, the tests, plain Node). Besides rrule's
+ * own parse, it refuses what rrule would read without complaint: values out of range (BYHOUR=25 rolls over), more
+ * than one BYMINUTE or any BYSECOND but 0 (more often than hourly).
  */
 const WORKER = `
-const { parentPort, workerData: w } = require("node:worker_threads");
-try {
-  const { RRule, Frequency } = require(w.rrulePath);
-  const options = RRule.parseString(w.rule);
-  const problem =
-    "dtstart" in options || "tzid" in options ? "must not hold DTSTART or TZID: start and timeZone give them"
-    : options.freq === undefined ? "needs a FREQ"
-    : options.freq > Frequency.HOURLY ? "may repeat at most hourly"
-    : (options.interval ?? 1) < 1 || !Number.isInteger(options.interval ?? 1) ? "INTERVAL must be a positive whole number"
-    : options.count !== undefined && !(options.count >= 1) ? "COUNT must be a positive whole number"
-    : Object.values(options).some((v) => Array.isArray(v) && v.some((x) => x === undefined || Number.isNaN(x))) ? "holds a value rrule cannot read"
-    : null;
-  if (problem) {
-    parentPort.postMessage({ error: problem });
-  } else {
-    const rule = new RRule({ ...options, dtstart: new Date(w.start) });
+const { parentPort, workerData } = require("node:worker_threads");
+const { RRule, Frequency } = require(workerData.rrulePath);
+const RANGES = { byhour: [0, 23], byminute: [0, 59], bysecond: [0, 59], bymonth: [1, 12], bymonthday: [-31, 31],
+  byyearday: [-366, 366], byweekno: [-53, 53], bysetpos: [-366, 366] };
+const whole = (v) => Number.isInteger(v);
+function problemOf(options) {
+  if ("dtstart" in options || "tzid" in options) return "must not hold DTSTART or TZID: start and timeZone give them";
+  if (options.freq === undefined) return "needs a FREQ";
+  if (options.freq > Frequency.HOURLY) return "may repeat at most hourly";
+  const interval = options.interval ?? 1;
+  if (!whole(interval) || interval < 1) return "INTERVAL must be a positive whole number";
+  if (options.count !== undefined && (!whole(options.count) || options.count < 1)) return "COUNT must be a positive whole number";
+  if (options.until !== undefined && Number.isNaN(options.until?.getTime?.())) return "UNTIL is not a date";
+  for (const [name, [low, high]] of Object.entries(RANGES)) {
+    const values = options[name] === undefined ? [] : [].concat(options[name]);
+    if (values.some((v) => !whole(v) || v < low || v > high || (v === 0 && low < 0))) {
+      return name.toUpperCase() + " must be whole numbers from " + low + " to " + high + (low < 0 ? ", not 0" : "");
+    }
+  }
+  if ([].concat(options.byminute ?? []).length > 1 || [].concat(options.bysecond ?? []).some((v) => v !== 0)) {
+    return "may repeat at most hourly (one BYMINUTE, no BYSECOND)";
+  }
+  if ([].concat(options.byweekday ?? []).some((d) => d === undefined)) return "BYDAY holds a day rrule cannot read";
+  return null;
+}
+parentPort.on("message", (job) => {
+  try {
+    const options = RRule.parseString(job.rule);
+    const problem = problemOf(options);
+    if (problem) return parentPort.postMessage({ error: problem });
+    const rule = new RRule({ ...options, dtstart: new Date(job.start) });
     const starts = [];
-    rule.between(new Date(w.from), new Date(w.to), true, (d) => {
+    rule.between(new Date(job.from), new Date(job.to), true, (d) => {
       starts.push(d.getTime());
-      return starts.length < w.max;
+      return starts.length < job.max;
     });
     parentPort.postMessage({ starts });
+  } catch (e) {
+    parentPort.postMessage({ error: String(e && e.message ? e.message : e) });
   }
-} catch (e) {
-  parentPort.postMessage({ error: String(e && e.message ? e.message : e) });
-}
+});
 `;
 
-export type Expansion = { ok: true; occurrences: Interval[]; until: number } | { ok: false; problem: string };
+type Answer = { starts?: number[]; error?: string };
 
-/** Runs the worker on one rule, at most timeLimitMs; what it posts, or null on time out. */
-function runWorker(data: Record<string, unknown>): Promise<{ starts?: number[]; error?: string } | null> {
-  return new Promise((resolve) => {
-    const worker = new Worker(WORKER, { eval: true, workerData: { ...data, rrulePath } });
-    const timer = setTimeout(() => {
-      void worker.terminate();
-      resolve(null);
-    }, EXPANSION.timeLimitMs);
-    worker.once("message", (message) => {
-      clearTimeout(timer);
-      void worker.terminate();
-      resolve(message as { starts?: number[]; error?: string });
-    });
-    worker.once("error", (error) => {
-      clearTimeout(timer);
-      resolve({ error: error.message });
-    });
-  });
-}
+/** How many expansions may wait for the worker; more are refused (429) rather than queued without end. */
+const MAX_WAITING = 8;
 
 /**
- * A window's occurrences that overlap [from, from + horizonDays] (instants), at most maxOccurrences of them, and
- * how far they reach (expand again before then); or what is wrong with its recurrence, including one that takes
- * too long to expand.
+ * One worker thread for every expansion of the process, one job at a time, each at most timeLimitMs from when the
+ * worker starts on it (a worker that hits the limit is ended, and the next job starts another). Jobs beyond
+ * MAX_WAITING are refused, so a burst of requests costs a queue, not a thread each.
+ */
+class Expander {
+  #worker: Worker | null = null;
+  #online = false;
+  #waiting = 0;
+  #chain: Promise<unknown> = Promise.resolve();
+
+  run(job: Record<string, unknown>): Promise<Answer | null | "busy"> {
+    if (this.#waiting >= MAX_WAITING) return Promise.resolve("busy");
+    this.#waiting++;
+    const result = this.#chain.then(() => this.#one(job));
+    this.#chain = result.catch(() => undefined);
+    return result.finally(() => this.#waiting--);
+  }
+
+  #start(): Worker {
+    const worker = new Worker(WORKER, {
+      eval: true,
+      workerData: { rrulePath },
+      resourceLimits: { maxOldGenerationSizeMb: 64 },
+    });
+    worker.unref();
+    this.#online = false;
+    worker.once("online", () => {
+      if (this.#worker === worker) this.#online = true;
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  #one(job: Record<string, unknown>): Promise<Answer | null> {
+    const worker = this.#worker ?? this.#start();
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = (answer: Answer | null) => {
+        clearTimeout(timer);
+        worker.off("message", done);
+        worker.off("error", failed);
+        worker.off("exit", exited);
+        worker.off("online", post);
+        resolve(answer);
+      };
+      const drop = () => {
+        if (this.#worker === worker) this.#worker = null;
+      };
+      const failed = (error: Error) => {
+        drop();
+        done({ error: error.message });
+      };
+      const exited = () => {
+        drop();
+        done({ error: "the expansion stopped" });
+      };
+      const post = () => {
+        timer = setTimeout(() => {
+          drop();
+          done(null);
+          void worker.terminate();
+        }, EXPANSION.timeLimitMs);
+        worker.postMessage(job);
+      };
+      worker.on("message", done);
+      worker.once("error", failed);
+      worker.once("exit", exited);
+      if (this.#online) post();
+      else worker.once("online", post);
+    });
+  }
+}
+
+const expander = new Expander();
+
+export type Expansion =
+  | { ok: true; occurrences: Interval[]; refillAt: number }
+  | { ok: false; problem: string; busy?: boolean };
+
+/**
+ * A window's occurrences that overlap [from, from + horizonDays] (instants), at most maxOccurrences of them, and when
+ * to expand it again (halfway through what a full expansion reached, else refillDays before the horizon); or what is
+ * wrong with its recurrence, including one that takes too long to expand, or `busy` when too many wait already.
  */
 export async function expandWindow(spec: WindowSpec, from: number): Promise<Expansion> {
   const duration = spec.durationMinutes * MINUTE;
   const to = from + EXPANSION.horizonDays * DAY;
+  const refillAt = to - EXPANSION.refillDays * DAY;
   const first = wallMs(spec.start);
   if (spec.recurrence === null) {
     const start = instantOf(first, spec.timeZone);
     const occurrences = start + duration > from ? [{ start, end: start + duration }] : [];
-    return { ok: true, occurrences, until: to };
+    return { ok: true, occurrences, refillAt };
   }
   // Wall times differ from instants by at most a day; an occurrence that began up to its duration ago still counts.
-  const answer = await runWorker({
+  const answer = await expander.run({
     rule: normalRecurrence(spec.recurrence),
     start: first,
     from: from - duration - DAY,
     to: to + DAY,
     max: EXPANSION.maxOccurrences,
   });
+  if (answer === "busy") return { ok: false, problem: "cannot be expanded now: too many wait; try again", busy: true };
   if (answer === null) {
-    return { ok: false, problem: "takes too long to expand: it occurs too rarely, or never again" };
+    return {
+      ok: false,
+      problem: "takes too long to expand (over a second): it begins long ago, repeats very often, or occurs too rarely",
+    };
   }
   if (answer.error !== undefined || !answer.starts) {
     return { ok: false, problem: `is not a valid RRULE: ${answer.error ?? "no answer"}` };
@@ -168,8 +265,10 @@ export async function expandWindow(spec: WindowSpec, from: number): Promise<Expa
     .map((wall) => instantOf(wall, spec.timeZone))
     .map((start) => ({ start, end: start + duration }))
     .filter((o) => o.end > from && o.start < to);
-  const full = answer.starts.length >= EXPANSION.maxOccurrences;
-  return { ok: true, occurrences, until: full ? (occurrences.at(-1)?.start ?? to) : to };
+  if (answer.starts.length < EXPANSION.maxOccurrences) return { ok: true, occurrences, refillAt };
+  const reach = occurrences.at(-1)?.start;
+  if (reach === undefined) return { ok: false, problem: "repeats too often to expand (1,000 occurrences in a day)" };
+  return { ok: true, occurrences, refillAt: from + (reach - from) / 2 };
 }
 
 /** Whether an instant falls in one of the occurrences. */

@@ -7,7 +7,7 @@ import type { Database, SiteRow } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { DOMAIN_CACHE, type DomainInfo } from "./domain.ts";
 import { conditionsDue, incidentWrites, judge, MAINTENANCE_REACH_MS } from "./judge.ts";
-import { EXPANSION, expandWindow } from "./maintenance.ts";
+import { expandWindow } from "./maintenance.ts";
 import type { DueCheck, Outcome } from "./outcome.ts";
 import { THRESHOLDS } from "./thresholds.ts";
 import type { ResultSummary } from "./verdict.ts";
@@ -151,12 +151,18 @@ export async function sweep(store: Store, now: number, limit = 500): Promise<Rec
 }
 
 /**
- * Expands again the maintenance windows whose occurrences run out within EXPANSION.refillDays (a few per call); a
- * window changed meanwhile keeps its own. Returns how many were expanded.
+ * Expands further the maintenance windows that are due (refill_at passed), a few per call; a window changed meanwhile
+ * keeps its own. A window that fails (a rule that now takes too long, a busy worker) keeps its occurrences and is
+ * tried again in a day, so that it never holds up the others. Returns the windows expanded and those that failed.
  */
-export async function refillMaintenance(store: Store, now: number, limit = 20): Promise<number> {
-  const due = await store.maintenance.dueForExpansion(iso(now + EXPANSION.refillDays * 86_400_000), limit);
-  let done = 0;
+export async function refillMaintenance(
+  store: Store,
+  now: number,
+  limit = 20,
+): Promise<{ expanded: number; failed: { id: string; problem: string }[] }> {
+  const due = await store.maintenance.dueForExpansion(iso(now), limit);
+  let expanded = 0;
+  const failed: { id: string; problem: string }[] = [];
   for (const window of due) {
     const spec = {
       start: window.start,
@@ -165,12 +171,15 @@ export async function refillMaintenance(store: Store, now: number, limit = 20): 
       recurrence: window.recurrence,
     };
     const expansion = await expandWindow(spec, now);
-    // Accepted when saved, so this is rare (a time limit hit on a loaded machine): tried again next time.
-    if (!expansion.ok) continue;
-    await store.maintenance.refill(window, expansion.occurrences, iso(expansion.until));
-    done++;
+    if (expansion.ok) {
+      await store.maintenance.refill(window, expansion.occurrences, iso(expansion.refillAt));
+      expanded++;
+    } else {
+      await store.maintenance.postponeRefill(window.id, iso(now + 86_400_000));
+      failed.push({ id: window.id, problem: expansion.problem });
+    }
   }
-  return done;
+  return { expanded, failed };
 }
 
 /** Deletes raw results older than the retention, a batch per transaction, so writers never wait long. */

@@ -22,8 +22,17 @@ export interface ShownOccurrence {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** At most this many occurrences are read for pages: a window repeating hourly has 336 in 14 days. */
+const SHOWN_LIMIT = 2000;
 const occurrenceRows = (windowId: string, occurrences: Interval[]) =>
   occurrences.map((o) => ({ window_id: windowId, starts_at: iso(o.start), ends_at: iso(o.end) }));
+
+/** Why a save wrote nothing, thrown to roll its transaction back. */
+class Outcome extends Error {
+  constructor(readonly outcome: "changed" | "gone" | "sites") {
+    super(outcome);
+  }
+}
 
 /** A workspace's maintenance windows, and their occurrences as judging and the status pages read them. */
 export class MaintenanceQueries extends Queries {
@@ -87,33 +96,55 @@ export class MaintenanceQueries extends Queries {
 
   /**
    * Writes a window whole (a new one, or a change), its sites and its occurrences, in one transaction; the sites it
-   * covered or covers are judged again at once (their maintenance state may have changed).
+   * covered or covers are judged again at once (their maintenance state may have changed). A change applies only to
+   * the version it was made from (`expected`, its updated_at): "changed" when another change came first, "gone" when
+   * the window was deleted, "sites" when one of its sites was deleted meanwhile; nothing is written then.
    */
-  async save(stored: StoredWindow, occurrences: Interval[], create: boolean): Promise<StoredWindow> {
-    return this.transaction(async (trx) => {
-      const { sites, ...window } = stored;
-      const before = await trx
-        .selectFrom("maintenance_window_sites")
-        .select("site_id")
-        .where("window_id", "=", window.id)
-        .execute();
-      if (create) {
-        await trx.insertInto("maintenance_windows").values(window).execute();
-      } else {
-        await trx.updateTable("maintenance_windows").set(window).where("id", "=", window.id).execute();
-        await trx.deleteFrom("maintenance_window_sites").where("window_id", "=", window.id).execute();
-        await trx.deleteFrom("maintenance_occurrences").where("window_id", "=", window.id).execute();
-      }
-      if (sites.length > 0) {
+  async save(
+    stored: StoredWindow,
+    occurrences: Interval[],
+    expected: string | null,
+  ): Promise<StoredWindow | "changed" | "gone" | "sites"> {
+    const { sites, ...window } = stored;
+    try {
+      return await this.transaction(async (trx) => {
+        const before = await trx
+          .selectFrom("maintenance_window_sites")
+          .select("site_id")
+          .where("window_id", "=", window.id)
+          .execute();
+        // The sites first, in one order (as delete does), then the window: no two saves wait on each other in turn.
+        const locked = await this.lockSites(trx, window.workspace_id, [...before.map((b) => b.site_id), ...sites]);
+        if (expected !== null) {
+          const current = await trx
+            .selectFrom("maintenance_windows")
+            .select("updated_at")
+            .where("id", "=", window.id)
+            .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
+            .executeTakeFirst();
+          if (!current) throw new Outcome("gone");
+          if (current.updated_at !== expected) throw new Outcome("changed");
+        }
+        if (!sites.every((id) => locked.has(id))) throw new Outcome("sites");
+        if (expected === null) {
+          await trx.insertInto("maintenance_windows").values(window).execute();
+        } else {
+          await trx.updateTable("maintenance_windows").set(window).where("id", "=", window.id).execute();
+          await trx.deleteFrom("maintenance_window_sites").where("window_id", "=", window.id).execute();
+          await trx.deleteFrom("maintenance_occurrences").where("window_id", "=", window.id).execute();
+        }
         await trx
           .insertInto("maintenance_window_sites")
           .values(sites.map((site_id) => ({ window_id: window.id, site_id })))
           .execute();
-      }
-      await this.insertOccurrences(trx, window.id, occurrences);
-      await this.rejudge(trx, [...before.map((b) => b.site_id), ...sites], window.updated_at);
-      return { ...window, sites: [...sites].sort() };
-    });
+        await this.insertOccurrences(trx, window.id, occurrences);
+        await this.rejudge(trx, [...before.map((b) => b.site_id), ...sites], window.updated_at);
+        return { ...window, sites: [...sites].sort() };
+      });
+    } catch (error) {
+      if (error instanceof Outcome) return error.outcome;
+      throw error;
+    }
   }
 
   async delete(workspaceId: string, id: string, now: string): Promise<boolean> {
@@ -123,6 +154,11 @@ export class MaintenanceQueries extends Queries {
         .select("site_id")
         .where("window_id", "=", id)
         .execute();
+      await this.lockSites(
+        trx,
+        workspaceId,
+        sites.map((s) => s.site_id),
+      );
       const result = await trx
         .deleteFrom("maintenance_windows")
         .where("workspace_id", "=", workspaceId)
@@ -136,6 +172,21 @@ export class MaintenanceQueries extends Queries {
       );
       return true;
     });
+  }
+
+  /** Locks the workspace's sites among `ids` for update, in id order (PostgreSQL); the ones that exist. */
+  private async lockSites(trx: Kysely<Database>, workspaceId: string, ids: string[]): Promise<Set<string>> {
+    const unique = [...new Set(ids)].sort();
+    if (unique.length === 0) return new Set();
+    const rows = await trx
+      .selectFrom("sites")
+      .select("id")
+      .where("workspace_id", "=", workspaceId)
+      .where("id", "in", unique)
+      .orderBy("id")
+      .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
+      .execute();
+    return new Set(rows.map((r) => r.id));
   }
 
   private async insertOccurrences(trx: Kysely<Database>, windowId: string, occurrences: Interval[]) {
@@ -158,23 +209,24 @@ export class MaintenanceQueries extends Queries {
       .execute();
   }
 
-  /** Windows whose occurrences run out before `before`: expanded again (refill). */
-  async dueForExpansion(before: string, limit: number): Promise<WindowRow[]> {
+  /** Windows due to be expanded further (refill_at passed), the longest due first. */
+  async dueForExpansion(now: string, limit: number): Promise<WindowRow[]> {
     return this.db
       .selectFrom("maintenance_windows")
       .selectAll()
-      .where("expanded_until", "<", before)
-      .orderBy("expanded_until")
+      .where("refill_at", "<=", now)
+      .orderBy("refill_at")
+      .orderBy("id")
       .limit(limit)
       .execute();
   }
 
   /** Replaces a window's occurrences by a new expansion, unless the window changed meanwhile. */
-  async refill(window: WindowRow, occurrences: Interval[], until: string): Promise<void> {
+  async refill(window: WindowRow, occurrences: Interval[], refillAt: string): Promise<void> {
     await this.transaction(async (trx) => {
       const result = await trx
         .updateTable("maintenance_windows")
-        .set({ expanded_until: until })
+        .set({ refill_at: refillAt })
         .where("id", "=", window.id)
         .where("updated_at", "=", window.updated_at)
         .executeTakeFirst();
@@ -182,6 +234,11 @@ export class MaintenanceQueries extends Queries {
       await trx.deleteFrom("maintenance_occurrences").where("window_id", "=", window.id).execute();
       await this.insertOccurrences(trx, window.id, occurrences);
     });
+  }
+
+  /** Tries a window's expansion again later (one that failed), keeping its occurrences. */
+  async postponeRefill(id: string, refillAt: string): Promise<void> {
+    await this.db.updateTable("maintenance_windows").set({ refill_at: refillAt }).where("id", "=", id).execute();
   }
 
   /** Each site's occurrences that overlap [from, to), in the caller's transaction (judging). */
@@ -209,21 +266,21 @@ export class MaintenanceQueries extends Queries {
     return out;
   }
 
-  /** The current or next occurrence of each window (ends after now), by window id. */
+  /** The current or next occurrence of each window (ends after now), by window id: one row per window. */
   async nextOccurrences(windowIds: string[], now: string): Promise<Map<string, Interval>> {
     const out = new Map<string, Interval>();
     if (windowIds.length === 0) return out;
     const rows = await this.db
-      .selectFrom("maintenance_occurrences")
-      .select(["window_id", "starts_at", "ends_at"])
-      .where("window_id", "in", windowIds)
-      .where("ends_at", ">", now)
-      .orderBy("starts_at")
+      .selectFrom("maintenance_occurrences as o")
+      .innerJoin("maintenance_windows as w", "w.id", "o.window_id")
+      .select(({ fn }) => ["o.window_id", "w.duration_minutes", fn.min<string>("o.starts_at").as("starts_at")])
+      .where("o.window_id", "in", windowIds)
+      .where("o.ends_at", ">", now)
+      .groupBy(["o.window_id", "w.duration_minutes"])
       .execute();
     for (const row of rows) {
-      if (!out.has(row.window_id)) {
-        out.set(row.window_id, { start: Date.parse(row.starts_at), end: Date.parse(row.ends_at) });
-      }
+      const start = Date.parse(row.starts_at);
+      out.set(row.window_id, { start, end: start + row.duration_minutes * 60_000 });
     }
     return out;
   }
@@ -231,6 +288,19 @@ export class MaintenanceQueries extends Queries {
   /** The occurrences under way at `now` or beginning before `until` of the windows covering these sites. */
   async shownFor(siteIds: string[], now: string, until: string): Promise<ShownOccurrence[]> {
     if (siteIds.length === 0) return [];
+    if (siteIds.length > 500) {
+      // Within every driver's limit of parameters (the static build asks for every page's sites at once).
+      const parts = await Promise.all(
+        Array.from({ length: Math.ceil(siteIds.length / 500) }, (_, i) =>
+          this.shownFor(siteIds.slice(i * 500, i * 500 + 500), now, until),
+        ),
+      );
+      const seen = new Set<string>();
+      return parts
+        .flat()
+        .filter((o) => !seen.has(`${o.window_id} ${o.starts_at}`) && seen.add(`${o.window_id} ${o.starts_at}`))
+        .sort((a, b) => a.starts_at.localeCompare(b.starts_at) || a.window_id.localeCompare(b.window_id));
+    }
     const rows = await this.db
       .selectFrom("maintenance_occurrences as o")
       .innerJoin("maintenance_windows as w", "w.id", "o.window_id")
@@ -248,6 +318,7 @@ export class MaintenanceQueries extends Queries {
       .where("o.starts_at", "<", until)
       .orderBy("o.starts_at")
       .orderBy("o.window_id")
+      .limit(SHOWN_LIMIT)
       .execute();
     if (rows.length === 0) return [];
     const links = await this.db

@@ -424,9 +424,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn("time_zone", "text", (c) => c.notNull())
           .addColumn("duration_minutes", "integer", (c) => c.notNull())
           .addColumn("recurrence", "text")
-          .addColumn("expanded_until", "text", (c) => c.notNull())
+          .addColumn("refill_at", "text", (c) => c.notNull())
           .addColumn("created_at", "text", (c) => c.notNull())
           .addColumn("updated_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex("maintenance_windows_refill")
+          .on("maintenance_windows")
+          .column("refill_at")
           .execute();
         await db.schema
           .createIndex("maintenance_windows_workspace")

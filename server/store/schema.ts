@@ -151,8 +151,8 @@ export interface Database {
     duration_minutes: number;
     /** An RRULE without DTSTART; null: once. */
     recurrence: string | null;
-    /** How far its occurrences are expanded: expanded again before then. */
-    expanded_until: string;
+    /** When its occurrences are to be expanded further (engine/maintenance.ts, EXPANSION). */
+    refill_at: string;
     created_at: string;
     updated_at: string;
   };

@@ -168,7 +168,9 @@ export function publicView(page: PageRow, data: ViewData, now: Date): PublicStat
   const display = DisplayOptions.parse(JSON.parse(page.display));
   const from = utcDayBefore(now, display.historyDays - 1);
   const maintenance = maintenanceOf(data, now);
-  const inMaintenance = new Set(maintenance.filter((m) => m.active).flatMap((m) => m.items));
+  // From every occurrence under way, not only the windows listed.
+  const underWay = data.maintenance.filter((o) => Date.parse(o.starts_at) <= now.getTime());
+  const sitesInMaintenance = new Set(underWay.flatMap((o) => o.sites));
   const items: PublicItem[] = data.items.map((item) => {
     let total = 0;
     let up = 0;
@@ -183,7 +185,9 @@ export function publicView(page: PageRow, data: ViewData, now: Date): PublicStat
       id: item.id,
       label: item.label,
       type: "website",
-      status: inMaintenance.has(item.id) ? "maintenance" : itemStatus(item.state as SiteState, item.pause === 1),
+      status: sitesInMaintenance.has(item.site_id)
+        ? "maintenance"
+        : itemStatus(item.state as SiteState, item.pause === 1),
       uptime: total > 0 ? uptimePercent(up, total) : null,
       response_time: item.last_response_ms,
       last_check: item.last_check_time,

@@ -3,6 +3,7 @@ import type { AlertSender } from "../../server/alerts/sender.ts";
 import { AlertEvent } from "../../server/contract/alerts.ts";
 import { PublicStatusPage } from "../../server/contract/status-page.ts";
 import { instantOf, localStart } from "../../server/engine/maintenance.ts";
+import { refillMaintenance } from "../../server/engine/record.ts";
 import type { Store } from "../../server/store/store.ts";
 import { appWithEngine, localTargets, testSender } from "../api/with-engine.ts";
 import { client, describeStores, seedMember, seedOwner, TestClock, useStore } from "../helpers.ts";
@@ -29,6 +30,10 @@ describe("maintenance time (pure): wall times in a zone, whatever the process's 
     );
     expect(new Date(instantOf(wall("2026-11-21T12:00"), "America/New_York")).toISOString()).toBe(
       "2026-11-21T17:00:00.000Z",
+    );
+    // 02:30 on 25 October 2026 happens twice in Berlin (03:00 summer time goes back to 02:00): the first, as RFC 5545 says.
+    expect(new Date(instantOf(wall("2026-10-25T02:30"), "Europe/Berlin")).toISOString()).toBe(
+      "2026-10-25T00:30:00.000Z",
     );
     expect(localStart("2026-07-05T00:00:00Z", "Europe/Berlin")).toBe("2026-07-05T02:00");
     expect(localStart("2026-07-05T02:00", "Europe/Berlin")).toBe("2026-07-05T02:00");
@@ -99,6 +104,23 @@ describeStores("maintenance windows", (kind) => {
     const never = await window({ ...base, recurrence: "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30" });
     expect(never.status).toBe(400);
     expect(never.json.message).toMatch(/too long|never/);
+    // Values rrule would read without complaint, and more often than hourly.
+    for (const recurrence of [
+      "FREQ=DAILY;BYHOUR=25",
+      "FREQ=MONTHLY;BYMONTHDAY=0",
+      "FREQ=YEARLY;BYMONTH=13",
+      "FREQ=HOURLY;BYMINUTE=0,30",
+      "FREQ=HOURLY;BYSECOND=5",
+      "FREQ=WEEKLY;INTERVAL=0",
+      "FREQ=WEEKLY;BYDAY=XX",
+    ]) {
+      expect(await field({ ...base, recurrence })).toBe("recurrence");
+    }
+    const hourly = await window({ ...base, recurrence: "rrule:freq=hourly;byminute=15;count=3" });
+    expect(hourly.json.data.recurrence).toBe("FREQ=HOURLY;BYMINUTE=15;COUNT=3");
+    for (const start of ["2026-12-06T01:00:60Z", "2026-12-06T01:00+24:00", "1999-12-31T23:00"]) {
+      expect(await field({ ...base, start })).toBe("start");
+    }
     expect(await field({ ...base, timeZone: "Mars/Olympus" })).toBe("timeZone");
     expect(await field({ ...base, start: "2026-02-30T02:00" })).toBe("start");
     expect(await field({ ...base, start: "tomorrow" })).toBe("start");
@@ -114,7 +136,7 @@ describeStores("maintenance windows", (kind) => {
     expect((await api.get("/public/v1/maintenance-windows/mw_nope")).status).toBe(404);
     expect((await api.patch("/public/v1/maintenance-windows/mw_nope", { title: "x" })).status).toBe(404);
     expect((await api.delete("/public/v1/maintenance-windows/mw_nope")).status).toBe(404);
-    expect((await api.get("/public/v1/maintenance-windows")).json.data.windows).toEqual([]);
+    expect((await api.get("/public/v1/maintenance-windows")).json.data.windows).toHaveLength(1);
   });
 
   test("a weekly window at 02:00 in Berlin stays at 02:00 local across the change of time; changed and deleted", async () => {
@@ -172,7 +194,7 @@ describeStores("maintenance windows", (kind) => {
     expect(await store.db.selectFrom("maintenance_occurrences").selectAll().execute()).toEqual([]);
   });
 
-  test("occurrences are expanded ahead, at most 1,000, and further by the engine's housekeeping as they run out", async () => {
+  test("occurrences are expanded ahead, at most 1,000, and further by the engine's housekeeping halfway through", async () => {
     const { id } = await site(targets.ok);
     const hourly = (
       await window({
@@ -183,42 +205,125 @@ describeStores("maintenance windows", (kind) => {
         recurrence: "FREQ=HOURLY",
       })
     ).json.data;
-    const stored = () =>
-      store.db
-        .selectFrom("maintenance_windows")
-        .select("expanded_until")
-        .where("id", "=", hourly.id)
-        .executeTakeFirstOrThrow();
-    const count = async () =>
+    const refillAt = async () =>
+      (
+        await store.db
+          .selectFrom("maintenance_windows")
+          .select("refill_at")
+          .where("id", "=", hourly.id)
+          .executeTakeFirstOrThrow()
+      ).refill_at;
+    const starts = async () =>
       (
         await store.db
           .selectFrom("maintenance_occurrences")
           .select("starts_at")
           .where("window_id", "=", hourly.id)
+          .orderBy("starts_at")
           .execute()
-      ).length;
-    expect(await count()).toBe(1000);
-    // The 1,000th hourly start: 999 hours after the first.
-    const reach = (await stored()).expanded_until;
-    expect(reach).toBe(new Date(Date.parse("2026-11-21T12:30:00Z") + 999 * 3_600_000).toISOString());
-    // Within 30 days of running out, the housekeeping (every 10 minutes in each engine) expands it again from now.
-    clock.advance(15 * 86_400_000);
+      ).map((o) => o.starts_at);
+    const first = await starts();
+    expect(first).toHaveLength(1000);
+    expect(first[0]).toBe("2026-11-21T12:30:00.000Z");
+    const reach = Date.parse(first.at(-1) as string);
+    // Expanded again halfway to what it reached, by the housekeeping (every 10 minutes in each engine).
+    const half = Date.parse("2026-11-21T12:00:00Z") + (reach - Date.parse("2026-11-21T12:00:00Z")) / 2;
+    expect(await refillAt()).toBe(new Date(half).toISOString());
     await made.engine.prune();
-    expect((await stored()).expanded_until > reach).toBe(true);
-    const first = await store.db
-      .selectFrom("maintenance_occurrences")
-      .select("starts_at")
-      .where("window_id", "=", hourly.id)
-      .orderBy("starts_at")
-      .executeTakeFirstOrThrow();
-    expect(Date.parse(first.starts_at)).toBeGreaterThan(clock.now().getTime() - 3_600_000);
-    // At most 1,000 expanded, of which the ones begun before now (a day's margin for zones) are dropped.
-    expect(await count()).toBeGreaterThan(950);
-    expect(await count()).toBeLessThanOrEqual(1000);
-    // A one-off window far away is not expanded again and again: it has one occurrence and reaches the horizon.
+    expect(await starts()).toEqual(first);
+    clock.advance(half - clock.now().getTime());
+    await made.engine.prune();
+    const later = await starts();
+    expect(Date.parse(later.at(-1) as string)).toBeGreaterThan(reach);
+    expect(Date.parse(later[0] as string)).toBeGreaterThan(clock.now().getTime() - 3_600_000);
+    // A one-off window far away: one occurrence, expanded again only within 30 days of the 400-day horizon.
     const once = (await window({ title: "Once", sites: [id], start: "2027-01-01T00:00", durationMinutes: 5 })).json
       .data;
     expect(once.next).toEqual({ startsAt: "2027-01-01T00:00:00.000Z", endsAt: "2027-01-01T00:05:00.000Z" });
+  });
+
+  test("a window that can no longer be expanded keeps its occurrences, is tried again a day later, and holds up no other", async () => {
+    const { id } = await site(targets.ok);
+    const body = { title: "W", sites: [id], start: "2026-11-22T02:00", durationMinutes: 30, recurrence: "FREQ=WEEKLY" };
+    const [a, b] = [(await window(body)).json.data, (await window(body)).json.data];
+    // a's rule is made one that rrule cannot expand in time (as a rule near the limit can become on a loaded machine).
+    await store.db
+      .updateTable("maintenance_windows")
+      .set({ recurrence: "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30", refill_at: "2026-01-01T00:00:00.000Z" })
+      .where("id", "=", a.id)
+      .execute();
+    await store.db
+      .updateTable("maintenance_windows")
+      .set({ refill_at: "2026-01-02T00:00:00.000Z" })
+      .where("id", "=", b.id)
+      .execute();
+    const result = await refillMaintenance(store, clock.now().getTime());
+    expect(result.expanded).toBe(1);
+    expect(result.failed).toEqual([{ id: a.id, problem: expect.stringMatching(/too long/) }]);
+    const rows = await store.db
+      .selectFrom("maintenance_windows")
+      .select(["id", "refill_at"])
+      .orderBy("refill_at")
+      .execute();
+    expect(rows.find((r) => r.id === a.id)?.refill_at).toBe(new Date(clock.now().getTime() + 86_400_000).toISOString());
+    expect(
+      await store.db.selectFrom("maintenance_occurrences").select("starts_at").where("window_id", "=", a.id).execute(),
+    ).not.toEqual([]);
+  });
+
+  test("a change made from an older version is a 409; a site deleted while the window is saved is a 400; the zone is stored canonical", async () => {
+    const { id } = await site(targets.ok);
+    const created = (
+      await window({
+        title: "W",
+        sites: [id],
+        start: "2026-11-22T02:00",
+        timeZone: "europe/BERLIN",
+        durationMinutes: 30,
+      })
+    ).json.data;
+    expect(created.timeZone).toBe("Europe/Berlin");
+    // Another change lands between this one's read and its write.
+    const before = created.updatedAt as string;
+    clock.advance(1000);
+    expect((await api.patch(`/public/v1/maintenance-windows/${created.id}`, { title: "First" })).status).toBe(200);
+    const stale = await store.maintenance.save(
+      {
+        ...(await store.maintenance.get(owner.workspaceId, created.id))!,
+        title: "Second",
+        updated_at: clock.now().toISOString(),
+      },
+      [],
+      before,
+    );
+    expect(stale).toBe("changed");
+    expect((await api.get(`/public/v1/maintenance-windows/${created.id}`)).json.data.title).toBe("First");
+    const current = (await store.maintenance.get(owner.workspaceId, created.id))!;
+    await api.delete(`/public/v1/site/${id}`);
+    expect(await store.maintenance.save({ ...current, sites: [id] }, [], current.updated_at)).toBe("sites");
+    await api.delete(`/public/v1/maintenance-windows/${created.id}`);
+    expect(await store.maintenance.save(current, [], current.updated_at)).toBe("gone");
+  });
+
+  test("expansions wait in one worker, a few at a time: a burst of recurring windows is served or refused with 429, never a thread each", async () => {
+    const { id } = await site(targets.ok);
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        window({
+          title: `W${i}`,
+          sites: [id],
+          start: "2026-11-22T02:00",
+          durationMinutes: 30,
+          recurrence: "FREQ=WEEKLY;BYDAY=SU",
+        }),
+      ),
+    );
+    const statuses = burst.map((r) => r.status);
+    expect(burst.filter((r) => r.status !== 201 && r.status !== 429).map((r) => r.json)).toEqual([]);
+    expect(statuses.every((status) => status === 201 || status === 429)).toBe(true);
+    expect(statuses.filter((status) => status === 201).length).toBeGreaterThanOrEqual(8);
+    const refused = burst.find((r) => r.status === 429);
+    if (refused) expect(refused.headers.get("retry-after")).toBe("1");
   });
 
   test("in a window: checks recorded, no alert, no incident, no downtime; the page reads maintenance; at its end, one alert and the incident", async () => {
@@ -275,6 +380,18 @@ describeStores("maintenance windows", (kind) => {
     expect(after.maintenance).toEqual([]);
     await minute(3);
     expect(await store.db.selectFrom("alert_outbox").selectAll().execute()).toHaveLength(1);
+  });
+
+  test("every item under way reads maintenance, also beyond the 10 windows a page lists", async () => {
+    const page = (await api.post("/public/v1/status-pages", { name: "Many", slug: "many-mw" })).json.data;
+    for (let i = 0; i < 11; i++) {
+      const { id } = await site(targets.ok);
+      await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: id, label: `S${i}` });
+      await window({ title: `W${i}`, sites: [id], start: "2026-11-21T11:00Z", durationMinutes: 120 });
+    }
+    const view = PublicStatusPage.parse(await (await made.app.request("/public/v1/status-page/many-mw")).json());
+    expect(view.maintenance).toHaveLength(10);
+    expect(view.items.map((item) => item.status)).toEqual(Array(11).fill("maintenance"));
   });
 
   test("a rule's repeat interval tells again that a site is still down, every interval, until it recovers", async () => {
