@@ -62,6 +62,14 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
       };
     });
   };
+  /** A start as stored: the local date and time in the zone, from the year 2000 to 9999. */
+  const startIn = (start: string, timeZone: string) => {
+    const local = localStart(start, timeZone);
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(local) || local < "2000") {
+      throw invalidField("start", "must fall from the year 2000 to 9999 in timeZone");
+    }
+    return local;
+  };
   /** The sites must be the workspace's: 400 naming the first that is not. */
   const checkSites = async (workspaceId: string, sites: string[]) => {
     const own = await store.maintenance.workspaceSites(workspaceId, sites);
@@ -69,8 +77,8 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
     if (missing >= 0) throw invalidField(`sites.${missing}`, "is not a site of this workspace");
   };
   /** Expands the window's occurrences from now: 400 naming recurrence, or 429 when too many expansions wait. */
-  const expand = async (spec: WindowSpec) => {
-    const expansion = await expandWindow(spec, clock.now().getTime());
+  const expand = async (spec: WindowSpec & { workspaceId: string }) => {
+    const expansion = await expandWindow(spec, clock.now().getTime(), spec.workspaceId);
     if (expansion.ok) return expansion;
     if (expansion.busy) {
       throw new ApiError(429, "rate_limited", `Rate Limited: recurrence ${expansion.problem}`, undefined, {
@@ -82,6 +90,7 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
   /** Writes a window (a change: of the version `expected`), answering what stopped it. */
   const saved = async (window: StoredWindow, expected: string | null) => {
     const expansion = await expand({
+      workspaceId: window.workspace_id,
       start: window.start,
       timeZone: window.time_zone,
       durationMinutes: window.duration_minutes,
@@ -148,7 +157,7 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
           workspace_id: p.workspaceId,
           title: body.title,
           description: body.description,
-          start: localStart(body.start, timeZone),
+          start: startIn(body.start, timeZone),
           time_zone: timeZone,
           duration_minutes: body.durationMinutes,
           recurrence: body.recurrence === null ? null : normalRecurrence(body.recurrence),
@@ -195,6 +204,8 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
         const before = await load(p.workspaceId, params.windowId);
         const sites = body.sites ? [...new Set(body.sites)] : before.sites;
         if (body.sites) await checkSites(p.workspaceId, sites);
+        if (sites.length === 0)
+          throw invalidField("sites", "covers no site any more (its sites were deleted): give sites");
         const timeZone = body.timeZone === undefined ? before.time_zone : canonicalZone(body.timeZone);
         const recurrence =
           body.recurrence === undefined
@@ -208,7 +219,7 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
           title: body.title ?? before.title,
           description: body.description ?? before.description,
           // A new zone alone keeps the local start: "02:00 in the new zone".
-          start: body.start !== undefined ? localStart(body.start, timeZone) : before.start,
+          start: body.start !== undefined ? startIn(body.start, timeZone) : before.start,
           time_zone: timeZone,
           duration_minutes: body.durationMinutes ?? before.duration_minutes,
           recurrence,

@@ -89,7 +89,11 @@ export function localStart(start: string, timeZone: string): string {
 }
 
 /** Stored recurrences are upper case (RFC 5545 names are case-insensitive), without the "RRULE:" prefix. */
-export const normalRecurrence = (rule: string) => rule.replace(/^RRULE:/i, "").trim().toUpperCase();
+export const normalRecurrence = (rule: string) =>
+  rule
+    .replace(/^RRULE:/i, "")
+    .trim()
+    .toUpperCase();
 
 const rrulePath = createRequire(import.meta.url).resolve("rrule");
 
@@ -130,7 +134,16 @@ parentPort.on("message", (job) => {
     const options = RRule.parseString(job.rule);
     const problem = problemOf(options);
     if (problem) return parentPort.postMessage({ error: problem });
-    const rule = new RRule({ ...options, dtstart: new Date(job.start) });
+    // A plain hourly, daily or weekly rule begun long ago starts afresh shortly before the span asked for, by whole
+    // periods (the same occurrences, without walking every period since its start).
+    let start = job.start;
+    const period = { [Frequency.HOURLY]: 36e5, [Frequency.DAILY]: 864e5, [Frequency.WEEKLY]: 6048e5 }[options.freq];
+    if (period && options.count === undefined) {
+      const every = period * (options.interval ?? 1);
+      const skip = Math.floor((job.from - job.start) / every) - 1;
+      if (skip > 0) start += skip * every;
+    }
+    const rule = new RRule({ ...options, dtstart: new Date(start) });
     const starts = [];
     rule.between(new Date(job.from), new Date(job.to), true, (d) => {
       starts.push(d.getTime());
@@ -145,8 +158,12 @@ parentPort.on("message", (job) => {
 
 type Answer = { starts?: number[]; error?: string };
 
-/** How many expansions may wait for the worker; more are refused (429) rather than queued without end. */
-const MAX_WAITING = 8;
+/**
+ * How many expansions may wait for the worker, and how many of one workspace: more are refused (429) rather than
+ * queued without end, and one workspace cannot take every place. The engine's own refills have their key.
+ */
+const MAX_WAITING = 16;
+const MAX_WAITING_EACH = 2;
 
 /**
  * One worker thread for every expansion of the process, one job at a time, each at most timeLimitMs from when the
@@ -157,14 +174,22 @@ class Expander {
   #worker: Worker | null = null;
   #online = false;
   #waiting = 0;
+  #each = new Map<string, number>();
   #chain: Promise<unknown> = Promise.resolve();
 
-  run(job: Record<string, unknown>): Promise<Answer | null | "busy"> {
-    if (this.#waiting >= MAX_WAITING) return Promise.resolve("busy");
+  run(job: Record<string, unknown>, key: string): Promise<Answer | null | "busy"> {
+    const mine = this.#each.get(key) ?? 0;
+    if (this.#waiting >= MAX_WAITING || mine >= MAX_WAITING_EACH) return Promise.resolve("busy");
     this.#waiting++;
+    this.#each.set(key, mine + 1);
     const result = this.#chain.then(() => this.#one(job));
     this.#chain = result.catch(() => undefined);
-    return result.finally(() => this.#waiting--);
+    return result.finally(() => {
+      this.#waiting--;
+      const left = (this.#each.get(key) ?? 1) - 1;
+      if (left > 0) this.#each.set(key, left);
+      else this.#each.delete(key);
+    });
   }
 
   #start(): Worker {
@@ -178,6 +203,12 @@ class Expander {
     worker.once("online", () => {
       if (this.#worker === worker) this.#online = true;
     });
+    // Between jobs too: a worker that fails or ends is dropped, and the next job starts another.
+    const drop = () => {
+      if (this.#worker === worker) this.#worker = null;
+    };
+    worker.on("error", drop);
+    worker.once("exit", drop);
     this.#worker = worker;
     return worker;
   }
@@ -231,9 +262,10 @@ export type Expansion =
 /**
  * A window's occurrences that overlap [from, from + horizonDays] (instants), at most maxOccurrences of them, and when
  * to expand it again (halfway through what a full expansion reached, else refillDays before the horizon); or what is
- * wrong with its recurrence, including one that takes too long to expand, or `busy` when too many wait already.
+ * wrong with its recurrence, including one that takes too long to expand, or `busy` when too many wait already (in
+ * all, or of this `key`: a workspace, or the engine).
  */
-export async function expandWindow(spec: WindowSpec, from: number): Promise<Expansion> {
+export async function expandWindow(spec: WindowSpec, from: number, key = "engine"): Promise<Expansion> {
   const duration = spec.durationMinutes * MINUTE;
   const to = from + EXPANSION.horizonDays * DAY;
   const refillAt = to - EXPANSION.refillDays * DAY;
@@ -244,13 +276,16 @@ export async function expandWindow(spec: WindowSpec, from: number): Promise<Expa
     return { ok: true, occurrences, refillAt };
   }
   // Wall times differ from instants by at most a day; an occurrence that began up to its duration ago still counts.
-  const answer = await expander.run({
-    rule: normalRecurrence(spec.recurrence),
-    start: first,
-    from: from - duration - DAY,
-    to: to + DAY,
-    max: EXPANSION.maxOccurrences,
-  });
+  const answer = await expander.run(
+    {
+      rule: normalRecurrence(spec.recurrence),
+      start: first,
+      from: from - duration - DAY,
+      to: to + DAY,
+      max: EXPANSION.maxOccurrences,
+    },
+    key,
+  );
   if (answer === "busy") return { ok: false, problem: "cannot be expanded now: too many wait; try again", busy: true };
   if (answer === null) {
     return {

@@ -406,6 +406,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     "0009_maintenance": {
       up: atomically(dialect, async (db) => {
         await db.schema.alterTable("sites").addColumn("alerted_at", "text").execute();
+        // An automatic incident now resolves with the outage's confirmed return, which needs down_since: a site with
+        // one still open (left by a recovery the incident missed, or from before down_since) gets it, so that its
+        // next return resolves it.
+        await sql`UPDATE sites SET down_since = COALESCE(judged_at, updated_at)
+          WHERE down_since IS NULL AND id IN (
+            SELECT site_id FROM incidents WHERE source = 'automatic' AND resolved_at IS NULL AND site_id IS NOT NULL)`.execute(
+          db,
+        );
         await sql`UPDATE sites SET alerted_at = down_since`.execute(db);
         await db.schema
           .alterTable("sites")

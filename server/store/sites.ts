@@ -90,11 +90,13 @@ export class SiteQueries extends Queries {
    */
   async delete(workspaceId: string, id: string, now = new Date().toISOString()): Promise<boolean> {
     return this.transaction(async (trx) => {
+      // Locked first, as judging locks it (checks.lockSites), so that no incident opens or moves meanwhile.
       const site = await trx
         .selectFrom("sites")
         .select("id")
         .where("id", "=", id)
         .where("workspace_id", "=", workspaceId)
+        .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
         .executeTakeFirst();
       if (!site) return false;
       for (const incident of await this.incidents.openAutomatic(trx, [id])) {
