@@ -25,7 +25,7 @@ export interface SenderDeps {
   secrets: SecretBox;
   delivery: DeliveryDeps;
   providers: ProviderContext;
-  /** Deliveries under way at once (a slow receiver holds one of them, never the engine's checks). */
+  /** Deliveries under way at once (a slow receiver holds one of them, never the others nor the engine's checks). */
   concurrency?: number;
   /** How long a claim holds: longer than a delivery's time bound. */
   leaseMs?: number;
@@ -34,7 +34,7 @@ export interface SenderDeps {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-/** How long a stop waits for the round under way. */
+/** How long a stop waits for the deliveries under way. */
 const STOP_WAIT_MS = 3000;
 /** How long finished deliveries (and their attempts) stay in the log. */
 const KEEP_LOG_MS = 30 * 86_400_000;
@@ -43,71 +43,120 @@ const PRUNE_EVERY_MS = 3_600_000;
 export class AlertSender {
   readonly owner = `sender_${randomBytes(6).toString("hex")}`;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #round: Promise<number> | undefined;
   #stopped = true;
   #prunedAt = Number.NEGATIVE_INFINITY;
+  /** Deliveries under way. */
+  readonly #inFlight = new Set<Promise<void>>();
+  /** The claim under way, if any: one at a time; a call meanwhile asks for another pass after it. */
+  #filling: Promise<void> | undefined;
+  #again = false;
 
   constructor(private readonly deps: SenderDeps) {}
 
-  /** Delivers what is due every `everyMs`, until stop(). */
+  get #slots(): number {
+    return this.deps.concurrency ?? 16;
+  }
+
+  /**
+   * Delivers what is due until stop(): every free slot takes the next due delivery as soon as a quarter of the slots
+   * are free (claims come in batches, each a short write), and every `everyMs` besides. A slow or hanging receiver
+   * holds its slot until its delivery's time bound, never the others.
+   */
   start(everyMs = 1000): void {
     this.#stopped = false;
     const loop = () => {
       if (this.#stopped) return;
-      this.#round = this.tick()
-        .catch((error: unknown) => {
-          this.deps.logger.error({ err: error }, "alert delivery round failed");
-          return 0;
-        })
-        .finally(() => {
-          if (!this.#stopped) this.#timer = setTimeout(loop, everyMs);
-        });
+      this.#fill();
+      this.#timer = setTimeout(loop, everyMs);
     };
     loop();
   }
 
-  /** Stops after the round under way; its claims that did not finish expire. */
+  /** Stops claiming; waits a moment for the deliveries under way, whose claims expire if they do not finish. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    // A round is one delivery per slot (at most a mail's 30 s); a stop does not wait that long for it: what it does
-    // not finish is claimed again when its lease expires (at least once).
+    // A delivery may take a mail's 30 s; a stop does not wait that long: what it does not finish is claimed again when
+    // its lease expires (at least once).
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([this.#round, new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+    await Promise.race([
+      Promise.allSettled([this.#filling, ...this.#inFlight]),
+      new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS))),
+    ]);
     clearTimeout(timer);
   }
 
+  /** Claims due deliveries into the free slots, and starts them. */
+  #fill(): void {
+    if (this.#filling) {
+      this.#again = true;
+      return;
+    }
+    this.#filling = this.#claimIntoSlots()
+      .catch((error: unknown) => {
+        this.deps.logger.error({ err: error }, "claiming alert deliveries failed");
+      })
+      .finally(() => {
+        this.#filling = undefined;
+        if (this.#again && !this.#stopped) {
+          this.#again = false;
+          this.#fill();
+        }
+      });
+  }
+
+  async #claimIntoSlots(): Promise<void> {
+    while (!this.#stopped) {
+      const free = this.#slots - this.#inFlight.size;
+      if (free <= 0) return;
+      const claimed = await this.#claim(free);
+      for (const row of claimed) {
+        const delivery: Promise<void> = this.#deliverOrHandBack(row).finally(() => {
+          this.#inFlight.delete(delivery);
+          if (!this.#stopped && this.#slots - this.#inFlight.size >= Math.max(1, this.#slots / 4)) this.#fill();
+        });
+        this.#inFlight.add(delivery);
+      }
+      if (claimed.length < free) return;
+    }
+  }
+
   /**
-   * One round: claims as many due deliveries as may run at once (so each is started well within its lease, and one
-   * slow receiver holds one slot, not a queue behind it), delivers them, and once an hour prunes the log. Returns
-   * how many it claimed.
+   * One round, as tests drive it: claims as many due deliveries as may run at once, delivers them, and returns how
+   * many it claimed.
    */
   async tick(): Promise<number> {
-    const { store, clock, logger } = this.deps;
+    const claimed = await this.#claim(this.#slots);
+    await Promise.all(claimed.map((row) => this.#deliverOrHandBack(row)));
+    return claimed.length;
+  }
+
+  /** Up to `limit` due deliveries, claimed with a lease; once an hour, the log pruned first. */
+  async #claim(limit: number): Promise<OutboxClaim[]> {
+    const { store, clock } = this.deps;
     const now = clock.now().getTime();
     if (now - this.#prunedAt >= PRUNE_EVERY_MS) {
       this.#prunedAt = now;
       await store.alerts.prune(iso(now - KEEP_LOG_MS));
     }
     // A read first: the claim's transaction takes SQLite's write lock, which the engine needs.
-    if (!(await store.alerts.anyDue(iso(now)))) return 0;
-    const claimed = await store.alerts.claimDue({
+    if (!(await store.alerts.anyDue(iso(now)))) return [];
+    return store.alerts.claimDue({
       owner: this.owner,
       now: iso(now),
       leaseUntil: iso(now + (this.deps.leaseMs ?? 60_000)),
-      limit: this.deps.concurrency ?? 16,
+      limit,
     });
-    await Promise.all(
-      claimed.map((row) =>
-        this.#deliverOne(row).catch(async (error: unknown) => {
-          // Not recorded (the store failed): handed back for later, not left leased.
-          logger.error({ err: error, outboxId: row.id }, "an alert's delivery could not be recorded");
-          const later = iso(clock.now().getTime() + retryDelayMs(row.attempts + 1, this.#random()));
-          await store.alerts.release(row.id, this.owner, later).catch(() => {});
-        }),
-      ),
-    );
-    return claimed.length;
+  }
+
+  /** Delivers a claim; one whose outcome the store could not record is handed back for later, not left leased. */
+  async #deliverOrHandBack(row: OutboxClaim): Promise<void> {
+    const { store, clock, logger } = this.deps;
+    await this.#deliverOne(row).catch(async (error: unknown) => {
+      logger.error({ err: error, outboxId: row.id }, "an alert's delivery could not be recorded");
+      const later = iso(clock.now().getTime() + retryDelayMs(row.attempts + 1, this.#random()));
+      await store.alerts.release(row.id, this.owner, later).catch(() => {});
+    });
   }
 
   #random(): number {

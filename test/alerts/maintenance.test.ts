@@ -4,6 +4,7 @@ import { AlertEvent } from "../../server/contract/alerts.ts";
 import { PublicStatusPage } from "../../server/contract/status-page.ts";
 import { instantOf, localStart } from "../../server/engine/maintenance.ts";
 import { refillMaintenance } from "../../server/engine/record.ts";
+import type { StoredWindow } from "../../server/store/maintenance.ts";
 import type { Store } from "../../server/store/store.ts";
 import { appWithEngine, localTargets, testSender } from "../api/with-engine.ts";
 import { client, describeStores, seedMember, seedOwner, TestClock, useStore } from "../helpers.ts";
@@ -289,7 +290,7 @@ describeStores("maintenance windows", (kind) => {
     expect((await api.patch(`/public/v1/maintenance-windows/${created.id}`, { title: "First" })).status).toBe(200);
     const stale = await store.maintenance.save(
       {
-        ...(await store.maintenance.get(owner.workspaceId, created.id))!,
+        ...((await store.maintenance.get(owner.workspaceId, created.id)) as StoredWindow),
         title: "Second",
         updated_at: clock.now().toISOString(),
       },
@@ -298,7 +299,7 @@ describeStores("maintenance windows", (kind) => {
     );
     expect(stale).toBe("changed");
     expect((await api.get(`/public/v1/maintenance-windows/${created.id}`)).json.data.title).toBe("First");
-    const current = (await store.maintenance.get(owner.workspaceId, created.id))!;
+    const current = (await store.maintenance.get(owner.workspaceId, created.id)) as StoredWindow;
     await api.delete(`/public/v1/site/${id}`);
     expect(await store.maintenance.save({ ...current, sites: [id] }, [], current.updated_at)).toBe("sites");
     await api.delete(`/public/v1/maintenance-windows/${created.id}`);

@@ -153,7 +153,11 @@ describe("judge: state and incidents", () => {
   test("only the sites whose incidents move are named, so what the pages show is read for them alone", () => {
     const j = judge(
       input({
-        sites: [site(), site({ id: "site-b" }), site({ id: "site-c", state: "unhealthy", down_since: iso(NOW - 10 * MIN) })],
+        sites: [
+          site(),
+          site({ id: "site-b" }),
+          site({ id: "site-c", state: "unhealthy", down_since: iso(NOW - 10 * MIN) }),
+        ],
         recent: new Map([
           ["site-a", results("local", ["u", "u"])],
           ["site-b", results("local", ["d", "d"])],
