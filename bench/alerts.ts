@@ -443,7 +443,8 @@ async function main(): Promise<void> {
     },
     providers: { apis: config.alertApis },
     leaseMs: config.alertLeaseMs,
-    concurrency: WIDE,
+    // Twice WIDE: one channel may hold half of a sender's slots.
+    concurrency: 2 * WIDE,
   });
   const queuedB = await queueAlerts(store, siteIds.slice(0, HANGING));
   wideSender.start();

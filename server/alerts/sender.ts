@@ -47,6 +47,8 @@ export class AlertSender {
   #prunedAt = Number.NEGATIVE_INFINITY;
   /** Deliveries under way. */
   readonly #inFlight = new Set<Promise<void>>();
+  /** Deliveries under way by channel: one channel holds at most half of the slots. */
+  readonly #byChannel = new Map<string, number>();
   /** The claim under way, if any: one at a time; a call meanwhile asks for another pass after it. */
   #filling: Promise<void> | undefined;
   #again = false;
@@ -60,7 +62,8 @@ export class AlertSender {
   /**
    * Delivers what is due until stop(): every free slot takes the next due delivery as soon as a quarter of the slots
    * are free (claims come in batches, each a short write), and every `everyMs` besides. A slow or hanging receiver
-   * holds its slot until its delivery's time bound, never the others.
+   * holds its slot until its delivery's time bound, and one channel at most half of the slots, so the other
+   * channels' deliveries go on beside it.
    */
   start(everyMs = 1000): void {
     this.#stopped = false;
@@ -146,17 +149,27 @@ export class AlertSender {
       now: iso(now),
       leaseUntil: iso(now + (this.deps.leaseMs ?? 60_000)),
       limit,
+      perChannel: Math.max(1, Math.ceil(this.#slots / 2)),
+      underWay: this.#byChannel,
     });
   }
 
   /** Delivers a claim; one whose outcome the store could not record is handed back for later, not left leased. */
   async #deliverOrHandBack(row: OutboxClaim): Promise<void> {
     const { store, clock, logger } = this.deps;
-    await this.#deliverOne(row).catch(async (error: unknown) => {
-      logger.error({ err: error, outboxId: row.id }, "an alert's delivery could not be recorded");
-      const later = iso(clock.now().getTime() + retryDelayMs(row.attempts + 1, this.#random()));
-      await store.alerts.release(row.id, this.owner, later).catch(() => {});
-    });
+    const channel = row.channel_id;
+    this.#byChannel.set(channel, (this.#byChannel.get(channel) ?? 0) + 1);
+    try {
+      await this.#deliverOne(row).catch(async (error: unknown) => {
+        logger.error({ err: error, outboxId: row.id }, "an alert's delivery could not be recorded");
+        const later = iso(clock.now().getTime() + retryDelayMs(row.attempts + 1, this.#random()));
+        await store.alerts.release(row.id, this.owner, later).catch(() => {});
+      });
+    } finally {
+      const left = (this.#byChannel.get(channel) ?? 1) - 1;
+      if (left > 0) this.#byChannel.set(channel, left);
+      else this.#byChannel.delete(channel);
+    }
   }
 
   #random(): number {

@@ -250,9 +250,21 @@ export class AlertQueries extends Queries {
    * Claims up to `limit` due deliveries for `owner` until `leaseUntil`, in one transaction: pending ones whose time
    * has come and whose lease (a process's that died) has expired. PostgreSQL skips rows another sender holds locked.
    */
-  claimDue(opts: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<OutboxClaim[]> {
+  claimDue(opts: {
+    owner: string;
+    now: string;
+    leaseUntil: string;
+    limit: number;
+    /** How many deliveries of one channel this sender may have under way at once. */
+    perChannel: number;
+    /** What this sender has under way, by channel. */
+    underWay: ReadonlyMap<string, number>;
+  }): Promise<OutboxClaim[]> {
     return this.transaction(async (trx) => {
-      const rows = await trx
+      // A hanging receiver holds at most perChannel of a sender's slots; the other channels' deliveries go on beside.
+      const taken = new Map(opts.underWay);
+      const full = [...taken].filter(([, n]) => n >= opts.perChannel).map(([id]) => id);
+      const candidates = await trx
         .selectFrom("alert_outbox as o")
         .innerJoin("alert_channels as c", "c.id", "o.channel_id")
         .select([
@@ -269,11 +281,20 @@ export class AlertQueries extends Queries {
         .where("o.state", "=", "pending")
         .where("o.next_attempt_at", "<=", opts.now)
         .where((eb) => eb.or([eb("o.lease_until", "is", null), eb("o.lease_until", "<=", opts.now)]))
+        .$if(full.length > 0, (qb) => qb.where("o.channel_id", "not in", full))
         .orderBy("o.next_attempt_at")
         .orderBy("o.id")
-        .limit(opts.limit)
+        // More than wanted, so that a channel's share can be left for the others.
+        .limit(opts.limit * 4)
         .$if(this.dialect === "postgres", (qb) => qb.forUpdate("o").skipLocked())
         .execute();
+      const rows = candidates.filter((row) => {
+        const n = taken.get(row.channel_id) ?? 0;
+        if (n >= opts.perChannel) return false;
+        taken.set(row.channel_id, n + 1);
+        return true;
+      });
+      rows.splice(opts.limit);
       if (rows.length === 0) return [];
       await trx
         .updateTable("alert_outbox")

@@ -241,6 +241,8 @@ describeStores("alerts from the engine to a receiver", (kind) => {
       now: new Date(now).toISOString(),
       leaseUntil: new Date(now + 60_000).toISOString(),
       limit: 10,
+      perChannel: 8,
+      underWay: new Map(),
     });
     expect(claimed).toHaveLength(1);
     expect(await sender.tick()).toBe(0);

@@ -12,7 +12,8 @@ import { listen } from "../support/listen.ts";
 /**
  * Issue 18: a receiver that hangs holds the sender's deliveries, never the engine's checks. With 1,000 deliveries to
  * a receiver that never answers, the engine's rounds still check and judge every site and write new alerts; the
- * sender holds as many requests open as it may run at once (16 by default), cuts each off at its time bound, records
+ * sender holds as many requests open as one channel may (8: half of the 16 it runs at once), cuts each off at its
+ * time bound, records
  * the attempt and tries it again later, with backoff, until the delivery window closes. No time is measured here
  * (the engine runs on a test clock): the check lag meanwhile is `npm run bench:alerts`'s.
  */
@@ -185,26 +186,26 @@ describeStores("a receiver that hangs holds deliveries, not checks", (kind) => {
     expect(down).toEqual([expect.objectContaining({ type: "site.down", state: "pending", lease_owner: null })]);
   };
 
-  test(`${HANGING} deliveries to a receiver that never answers: the engine checks on, the sender holds 16 and cuts them off`, async () => {
+  test(`${HANGING} deliveries to a receiver that never answers: the engine checks on, the sender holds 8 (the channel's half of its slots) and cuts them off`, async () => {
     const { healthy, failing } = await setUp(HANGING);
     const delivering = sender({ cutOffMs: SHORTEST_CUT_OFF_MS });
     const round = delivering.tick();
-    await until(() => held.size === 16);
+    await until(() => held.size === 8);
 
     await engineRounds(healthy, failing);
 
     // Still hanging: the sender started no other delivery, and the rest wait unclaimed.
-    expect(held.size).toBe(16);
-    expect(came).toBe(16);
+    expect(held.size).toBe(8);
+    expect(came).toBe(8);
     const during = await outbox();
     const mine = during.filter((row) => row.lease_owner === delivering.owner);
-    expect(mine).toHaveLength(16);
-    expect(during.filter((row) => row.state === "pending" && row.lease_owner === null)).toHaveLength(HANGING - 16 + 1);
+    expect(mine).toHaveLength(8);
+    expect(during.filter((row) => row.state === "pending" && row.lease_owner === null)).toHaveLength(HANGING - 8 + 1);
     expect(during.filter((row) => row.state !== "pending")).toEqual([]);
     expect(await attempts()).toEqual([]);
 
     // Cut off at the bound: each attempt recorded as failed, the delivery pending again 30 s later (jitter fixed).
-    expect(await round).toBe(16);
+    expect(await round).toBe(8);
     await until(() => held.size === 0);
     const cutOff = (await outbox()).filter((row) => mine.some((m) => m.id === row.id));
     for (const row of cutOff) {
@@ -213,14 +214,57 @@ describeStores("a receiver that hangs holds deliveries, not checks", (kind) => {
       expect(Date.parse(row.next_attempt_at) - clock.now().getTime()).toBe(30_000);
     }
     expect((await attempts()).map((a) => [a.ok, a.status_code, a.error])).toEqual(
-      Array.from({ length: 16 }, () => [0, null, `timed out after ${SHORTEST_CUT_OFF_MS} ms`]),
+      Array.from({ length: 8 }, () => [0, null, `timed out after ${SHORTEST_CUT_OFF_MS} ms`]),
     );
-    expect(most).toBe(16);
+    expect(most).toBe(8);
+  }, 60_000);
+
+  test("while one channel's receiver hangs, another channel's deliveries go on beside it (one channel holds at most half of the slots)", async () => {
+    const { channel } = await setUp(HANGING);
+    const answered: string[] = [];
+    const quick = await listen((req, res) => {
+      answered.push(String(req.headers["x-porchlight-event-id"]));
+      req.resume();
+      res.end("ok");
+    });
+    try {
+      const other = (
+        await api.post("/public/v1/alert-channels", {
+          name: "Quick",
+          type: "webhook",
+          config: { url: `${quick.origin}/hook` },
+        })
+      ).json.data;
+      // The quick channel's deliveries come after the hanging channel's thousand, in the order they are claimed.
+      const rows = (await outbox()).filter((row) => row.channel_id === channel.id).slice(0, 40);
+      await store.transaction((trx) =>
+        store.alerts.insertOutbox(
+          trx,
+          rows.map(({ id: _id, finished_at: _f, last_status: _s, last_error: _e, ...row }) => ({
+            ...row,
+            event_id: row.event_id.replace("evt_hang_", "evt_quick_"),
+            channel_id: other.id,
+          })),
+        ),
+      );
+      const delivering = sender();
+      delivering.start(20);
+      await until(() => answered.length === 40);
+      // All forty delivered while the hanging channel holds its eight, none of them cut off yet.
+      expect(held.size).toBe(8);
+      expect(most).toBe(8);
+      expect(new Set(answered).size).toBe(40);
+      await delivering.stop();
+    } finally {
+      quick.server.closeAllConnections();
+      await new Promise((resolve) => quick.server.close(resolve));
+    }
   }, 60_000);
 
   test(`${HANGING} deliveries hanging at once (a sender that takes them all): the engine checks on`, async () => {
     const { healthy, failing } = await setUp(HANGING);
-    const delivering = sender({ concurrency: HANGING });
+    // One channel may hold half of a sender's slots.
+    const delivering = sender({ concurrency: 2 * HANGING });
     const round = delivering.tick();
     await until(() => held.size === HANGING);
 
