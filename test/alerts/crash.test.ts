@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { AlertEvent } from "../../server/contract/alerts.ts";
+import { downAlerts } from "../api/with-engine.ts";
 import {
   client,
   describeStores,
@@ -137,32 +137,12 @@ describeStores("alert delivery through SIGKILL", (kind) => {
     await store.db.transaction().execute((trx) =>
       store.alerts.insertOutbox(
         trx,
-        ids.map((id) => {
-          const event: AlertEvent = {
-            version: 1,
-            id,
-            type: "site.down",
-            occurredAt: now,
-            site: { id: site.id, name: "Shop", url: site.url },
-            summary: "Shop is down.",
-            reason: "HTTP 503",
-            downtimeSeconds: null,
-            expiry: null,
-          };
-          return {
-            event_id: id,
-            workspace_id,
-            channel_id: channel.id,
-            site_id: site.id,
-            type: event.type,
-            event: JSON.stringify(event),
-            state: "pending" as const,
-            attempts: 0,
-            next_attempt_at: now,
-            lease_owner: null,
-            lease_until: null,
-            created_at: now,
-          };
+        downAlerts({
+          ids,
+          now,
+          workspaceId: workspace_id,
+          channelId: channel.id,
+          site: { id: site.id, name: "Shop", url: site.url },
         }),
       ),
     );

@@ -2,10 +2,9 @@ import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { SecretBox } from "../../server/accounts/sealed.ts";
 import { AlertSender } from "../../server/alerts/sender.ts";
-import type { AlertEvent } from "../../server/contract/alerts.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { appWithEngine, localTargets } from "../api/with-engine.ts";
+import { appWithEngine, downAlerts, localTargets } from "../api/with-engine.ts";
 import { client, describeStores, seedOwner, TestClock, testConfig, useStore } from "../helpers.ts";
 import { listen } from "../support/listen.ts";
 
@@ -125,32 +124,12 @@ describeStores("a receiver that hangs holds deliveries, not checks", (kind) => {
     await store.transaction((trx) =>
       store.alerts.insertOutbox(
         trx,
-        ids.map((id) => {
-          const event: AlertEvent = {
-            version: 1,
-            id,
-            type: "site.down",
-            occurredAt: now,
-            site: { id: healthy[0] as string, name: "Site 0", url: site.url },
-            summary: "Site 0 is down.",
-            reason: "HTTP 503",
-            downtimeSeconds: null,
-            expiry: null,
-          };
-          return {
-            event_id: id,
-            workspace_id: site.workspace_id,
-            channel_id: channel.id,
-            site_id: healthy[0] as string,
-            type: event.type,
-            event: JSON.stringify(event),
-            state: "pending" as const,
-            attempts: 0,
-            next_attempt_at: now,
-            lease_owner: null,
-            lease_until: null,
-            created_at: now,
-          };
+        downAlerts({
+          ids,
+          now,
+          workspaceId: site.workspace_id,
+          channelId: channel.id,
+          site: { id: healthy[0] as string, name: "Site 0", url: site.url },
         }),
       ),
     );

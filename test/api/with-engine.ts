@@ -3,9 +3,11 @@ import type { AddressInfo } from "node:net";
 import { SecretBox } from "../../server/accounts/sealed.ts";
 import { AlertSender } from "../../server/alerts/sender.ts";
 import { createApp } from "../../server/app.ts";
+import type { AlertEvent } from "../../server/contract/alerts.ts";
 import { Engine } from "../../server/engine/engine.ts";
 import type { RecordSummary } from "../../server/engine/record.ts";
 import { createLogger } from "../../server/log.ts";
+import type { OutboxRow } from "../../server/store/alerts.ts";
 import type { Store } from "../../server/store/store.ts";
 import { freePort, type TestClock, testConfig } from "../helpers.ts";
 
@@ -74,5 +76,45 @@ export function testSender(store: Store, clock: TestClock): AlertSender {
     delivery: { mailer: { send: async () => ({ messageId: "x" }) }, allowPrivate: true },
     providers: { apis: config.alertApis },
     random: () => 0.5,
+  });
+}
+
+/**
+ * Down alerts as the engine writes them to the outbox, one per id, all due `now`: for tests that need many
+ * deliveries at once without taking as many sites down.
+ */
+export function downAlerts(opts: {
+  ids: string[];
+  now: string;
+  workspaceId: string;
+  channelId: string;
+  site: { id: string; name: string; url: string };
+}): OutboxRow[] {
+  return opts.ids.map((id) => {
+    const event: AlertEvent = {
+      version: 1,
+      id,
+      type: "site.down",
+      occurredAt: opts.now,
+      site: opts.site,
+      summary: `${opts.site.name} is down.`,
+      reason: "HTTP 503",
+      downtimeSeconds: null,
+      expiry: null,
+    };
+    return {
+      event_id: id,
+      workspace_id: opts.workspaceId,
+      channel_id: opts.channelId,
+      site_id: opts.site.id,
+      type: event.type,
+      event: JSON.stringify(event),
+      state: "pending",
+      attempts: 0,
+      next_attempt_at: opts.now,
+      lease_owner: null,
+      lease_until: null,
+      created_at: opts.now,
+    };
   });
 }
