@@ -13,7 +13,7 @@ import {
   MaintenancePatch,
   MaintenanceWindow,
 } from "../contract/maintenance.ts";
-import { canonicalZone, expandWindow, localStart, normalRecurrence, type WindowSpec } from "../engine/maintenance.ts";
+import { canonicalZone, expandWindow, localStart, normalRecurrence, specOf } from "../engine/maintenance.ts";
 import { ApiError, conflict, invalidField, limitReached, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
 import type { StoredWindow } from "../store/maintenance.ts";
@@ -77,8 +77,8 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
     if (missing >= 0) throw invalidField(`sites.${missing}`, "is not a site of this workspace");
   };
   /** Expands the window's occurrences from now: 400 naming recurrence, or 429 when too many expansions wait. */
-  const expand = async (spec: WindowSpec & { workspaceId: string }) => {
-    const expansion = await expandWindow(spec, clock.now().getTime(), spec.workspaceId);
+  const expand = async (window: StoredWindow) => {
+    const expansion = await expandWindow(specOf(window), clock.now().getTime(), window.workspace_id);
     if (expansion.ok) return expansion;
     if (expansion.busy) {
       throw new ApiError(429, "rate_limited", `Rate Limited: recurrence ${expansion.problem}`, undefined, {
@@ -89,13 +89,7 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
   };
   /** Writes a window (a change: of the version `expected`), answering what stopped it. */
   const saved = async (window: StoredWindow, expected: string | null) => {
-    const expansion = await expand({
-      workspaceId: window.workspace_id,
-      start: window.start,
-      timeZone: window.time_zone,
-      durationMinutes: window.duration_minutes,
-      recurrence: window.recurrence,
-    });
+    const expansion = await expand(window);
     const stored = await store.maintenance.save(
       { ...window, refill_at: iso(expansion.refillAt) },
       expansion.occurrences,

@@ -7,7 +7,7 @@ import { judgeConditions } from "./conditions.ts";
 import { heldAt, type Interval, nextBoundary, outside } from "./maintenance.ts";
 import type { Outcome } from "./outcome.ts";
 import { THRESHOLDS } from "./thresholds.ts";
-import { freshForMs, type Health, type IncidentMove, judgeHealth, type ResultSummary } from "./verdict.ts";
+import { freshForMs, type Health, judgeHealth, type ResultSummary } from "./verdict.ts";
 
 /** Conditions are judged again at least this often (and at once when a certificate or domain changes). */
 export const CONDITIONS_EVERY_MS = 5 * 60_000;
@@ -320,37 +320,13 @@ function expiryMoves(
 
 /**
  * The move of a site that alerts its owner, if any: down as it turns unhealthy (a first verdict included: the quorum of
- * its regions decided it, as for the state), recovered as a site whose outage was alerted turns healthy or degraded
- * (with when the outage began, also across a spell of unknown) once a majority of its regions answered twice in a row, degraded as a healthy (or not yet judged) site turns
- * degraded; still down, when the rule repeats, each repeat interval after the last down alert while it stays
- * unhealthy. A pause or a verdict of unknown alerts nothing.
+ * its regions decided it, as for the state); still down, when the rule repeats, each repeat interval after the last
+ * down alert while it stays unhealthy; recovered as a site whose outage was alerted is healthy or degraded again and
+ * its return is confirmed (Health.back: also across a spell of unknown, the outage counted from when it began);
+ * degraded as a healthy (or not yet judged) site turns degraded outside an outage. A pause or a verdict of unknown
+ * alerts nothing.
  */
-/**
- * Whether at least half of the regions with fresh results answered their last THRESHOLDS.confirmFailures checks
- * (no longer a majority down): a return is confirmed as an outage is (two in a row), so that a site that flaps
- * between failing and answering is told down once, and back once it stays back.
- */
-function confirmedBack(site: SiteRow, recent: ResultSummary[], now: number): boolean {
-  const freshFor = freshForMs(site.check_interval * 1000, site.timeout * 1000);
-  const regions: string[] = JSON.parse(site.regions);
-  const fresh = recent.filter((r) => regions.includes(r.region) && now - r.at <= freshFor);
-  const byRegion = groupBy(fresh, (r) => r.region);
-  let back = 0;
-  for (const results of byRegion.values()) {
-    const streak = [...results].sort((a, b) => b.at - a.at).slice(0, THRESHOLDS.confirmFailures);
-    if (streak.length === THRESHOLDS.confirmFailures && streak.every((r) => r.ok)) back++;
-  }
-  // As an outage needs a majority down, a return needs no more than that: half of the regions back.
-  return back > 0 && back * 2 >= byRegion.size;
-}
-
-function alertMove(
-  site: SiteRow,
-  health: Health,
-  now: number,
-  recent: ResultSummary[],
-  repeatMinutes: number | undefined,
-): AlertIntent | null {
+function alertMove(site: SiteRow, health: Health, now: number, repeatMinutes: number | undefined): AlertIntent | null {
   const from = site.state;
   const to = health.state;
   // down_since marks an outage that was alerted: it lasts through unknown (a pause, stale results, a restart), so an
@@ -364,8 +340,7 @@ function alertMove(
     const reason = health.reason ?? health.summary;
     return { siteId: site.id, type: "site.still_down", reason, downSince: site.down_since };
   }
-  // Back: healthy or degraded, once a majority of its regions answered twice in a row.
-  if (alerted && (to === "healthy" || to === "degraded") && confirmedBack(site, recent, now)) {
+  if (alerted && (to === "healthy" || to === "degraded") && health.back) {
     return { siteId: site.id, type: "site.recovered", reason: null, downSince: site.down_since };
   }
   if (!alerted && (from === "healthy" || from === "unknown") && to === "degraded") {
@@ -373,6 +348,9 @@ function alertMove(
   }
   return null;
 }
+
+/** What happens to a site's automatic incidents (see outageMove). */
+export type IncidentMove = "open" | "resolve" | "update" | null;
 
 /**
  * What an outage does to the pages' automatic incidents, as it does to alerts: one opens as an outage begins (the
@@ -451,8 +429,7 @@ export function judge(input: JudgeInput): Judgement {
       const chronic = quiet ? null : chronicMove(site, change.conditions);
       if (chronic) judgement.alerts.push(chronic);
     }
-    const recent = input.recent.get(site.id) ?? [];
-    const alert = inMaintenance ? null : alertMove(site, health, now, recent, input.repeats.get(site.id));
+    const alert = inMaintenance ? null : alertMove(site, health, now, input.repeats.get(site.id));
     if (alert) {
       judgement.alerts.push(alert);
       if (alert.type === "site.down") change.down_since = iso(now);

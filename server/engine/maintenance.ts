@@ -29,6 +29,19 @@ export interface WindowSpec {
   recurrence: string | null;
 }
 
+/** A stored window's spec (its row's columns). */
+export const specOf = (row: {
+  start: string;
+  time_zone: string;
+  duration_minutes: number;
+  recurrence: string | null;
+}): WindowSpec => ({
+  start: row.start,
+  timeZone: row.time_zone,
+  durationMinutes: row.duration_minutes,
+  recurrence: row.recurrence,
+});
+
 /** Formatters by canonical zone name: a few hundred zones exist, and each name is canonical (canonicalZone) first. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

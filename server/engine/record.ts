@@ -7,7 +7,7 @@ import type { Database, SiteRow } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { DOMAIN_CACHE, type DomainInfo } from "./domain.ts";
 import { conditionsDue, incidentWrites, judge, MAINTENANCE_REACH_MS } from "./judge.ts";
-import { expandWindow } from "./maintenance.ts";
+import { expandWindow, specOf } from "./maintenance.ts";
 import type { DueCheck, Outcome } from "./outcome.ts";
 import { THRESHOLDS } from "./thresholds.ts";
 import type { ResultSummary } from "./verdict.ts";
@@ -164,13 +164,7 @@ export async function refillMaintenance(
   let expanded = 0;
   const failed: { id: string; problem: string }[] = [];
   for (const window of due) {
-    const spec = {
-      start: window.start,
-      timeZone: window.time_zone,
-      durationMinutes: window.duration_minutes,
-      recurrence: window.recurrence,
-    };
-    const expansion = await expandWindow(spec, now);
+    const expansion = await expandWindow(specOf(window), now);
     if (expansion.ok) {
       await store.maintenance.refill(window, expansion.occurrences, iso(expansion.refillAt));
       expanded++;

@@ -35,6 +35,11 @@ export interface Health {
   judged?: number;
   /** The latest failed check's error, as the checker wrote it. */
   reason?: string | null;
+  /**
+   * Healthy or degraded: whether at least half of the regions judged answered their last confirmFailures checks, a
+   * return confirmed as an outage is (judge tells a recovery on it, so that a flapping site is one outage).
+   */
+  back?: boolean;
 }
 
 /**
@@ -64,6 +69,7 @@ export function judgeHealth(input: HealthInput): Health {
   const down: string[] = [];
   const suspect: string[] = [];
   const slow: string[] = [];
+  let answering = 0;
   let latestError: string | null = null;
   let fastest = Number.POSITIVE_INFINITY;
   let slowest = 0;
@@ -71,6 +77,7 @@ export function judgeHealth(input: HealthInput): Health {
     results.sort((a, b) => b.at - a.at);
     const latest = results[0] as ResultSummary;
     const streak = results.slice(0, THRESHOLDS.confirmFailures);
+    if (streak.length === THRESHOLDS.confirmFailures && streak.every((r) => r.ok)) answering++;
     if (!latest.ok) {
       latestError ??= latest.error;
       if (streak.length === THRESHOLDS.confirmFailures && streak.every((r) => !r.ok)) down.push(region);
@@ -83,6 +90,8 @@ export function judgeHealth(input: HealthInput): Health {
   }
   const judged = byRegion.size;
   const reason = latestError ? `: ${latestError}` : "";
+  // As an outage needs a majority of the regions down, a return needs no more than half of them back.
+  const back = answering > 0 && answering * 2 >= judged;
   if (down.length > judged / 2) {
     return {
       state: "unhealthy",
@@ -97,6 +106,7 @@ export function judgeHealth(input: HealthInput): Health {
       state: "degraded",
       summary: `Down in ${list(down)} (${down.length} of ${judged} regions)${reason}.`,
       downIn: down,
+      back,
     };
   }
   if (suspect.length > 0) {
@@ -104,6 +114,7 @@ export function judgeHealth(input: HealthInput): Health {
       state: "degraded",
       summary: `A check failed in ${list(suspect)}, not yet confirmed${reason}.`,
       downIn: [],
+      back,
     };
   }
   if (slow.length > 0) {
@@ -111,10 +122,13 @@ export function judgeHealth(input: HealthInput): Health {
       state: "degraded",
       summary: `Slow in ${list(slow)}: ${ms(slowest)}, above the ${ms(input.slowMs)} threshold.`,
       downIn: [],
+      back,
     };
   }
-  return { state: "healthy", summary: `Up: ${ms(fastest)} in ${list([...byRegion.keys()].sort())}.`, downIn: [] };
+  return {
+    state: "healthy",
+    summary: `Up: ${ms(fastest)} in ${list([...byRegion.keys()].sort())}.`,
+    downIn: [],
+    back,
+  };
 }
-
-/** What happens to a page's automatic incident when a site's state changes. */
-export type IncidentMove = "open" | "resolve" | "update" | null;

@@ -36,20 +36,27 @@ class Outcome extends Error {
 
 /** A workspace's maintenance windows, and their occurrences as judging and the status pages read them. */
 export class MaintenanceQueries extends Queries {
-  private async withSites(db: Kysely<Database>, rows: WindowRow[]): Promise<StoredWindow[]> {
-    if (rows.length === 0) return [];
-    const links = await db
+  /** The sites each window covers, in id order, by window id. */
+  private async sitesOf(windowIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (windowIds.length === 0) return out;
+    const links = await this.db
       .selectFrom("maintenance_window_sites")
       .select(["window_id", "site_id"])
-      .where(
-        "window_id",
-        "in",
-        rows.map((r) => r.id),
-      )
+      .where("window_id", "in", [...new Set(windowIds)])
       .orderBy("site_id")
       .execute();
-    const bySite = groupBy(links, (l) => l.window_id);
-    return rows.map((r) => ({ ...r, sites: (bySite.get(r.id) ?? []).map((l) => l.site_id) }));
+    for (const [id, rows] of groupBy(links, (l) => l.window_id))
+      out.set(
+        id,
+        rows.map((l) => l.site_id),
+      );
+    return out;
+  }
+
+  private async withSites(rows: WindowRow[]): Promise<StoredWindow[]> {
+    const sites = await this.sitesOf(rows.map((r) => r.id));
+    return rows.map((r) => ({ ...r, sites: sites.get(r.id) ?? [] }));
   }
 
   /** Newest first. */
@@ -61,7 +68,7 @@ export class MaintenanceQueries extends Queries {
       .orderBy("created_at", "desc")
       .orderBy("id", "desc")
       .execute();
-    return this.withSites(this.db, rows);
+    return this.withSites(rows);
   }
 
   async get(workspaceId: string, id: string): Promise<StoredWindow | undefined> {
@@ -71,7 +78,7 @@ export class MaintenanceQueries extends Queries {
       .where("workspace_id", "=", workspaceId)
       .where("id", "=", id)
       .executeTakeFirst();
-    return row && (await this.withSites(this.db, [row]))[0];
+    return row && (await this.withSites([row]))[0];
   }
 
   async count(workspaceId: string): Promise<number> {
@@ -320,13 +327,7 @@ export class MaintenanceQueries extends Queries {
       .orderBy("o.window_id")
       .limit(SHOWN_LIMIT)
       .execute();
-    if (rows.length === 0) return [];
-    const links = await this.db
-      .selectFrom("maintenance_window_sites")
-      .select(["window_id", "site_id"])
-      .where("window_id", "in", [...new Set(rows.map((r) => r.window_id))])
-      .execute();
-    const bySite = groupBy(links, (l) => l.window_id);
-    return rows.map((r) => ({ ...r, sites: (bySite.get(r.window_id) ?? []).map((l) => l.site_id) }));
+    const sites = await this.sitesOf(rows.map((r) => r.window_id));
+    return rows.map((r) => ({ ...r, sites: sites.get(r.window_id) ?? [] }));
   }
 }

@@ -236,11 +236,11 @@ function maintenanceOf(data: ViewData, now: Date): PublicMaintenance[] {
   return out;
 }
 
-/** The window of time a page announces maintenance for, from now. */
-export const maintenanceSpan = (now: Date) => ({
-  now: now.toISOString(),
-  until: new Date(now.getTime() + PUBLIC_MAINTENANCE_DAYS * 86_400_000).toISOString(),
-});
+/** The occurrences pages announce on these sites: under way, or beginning within PUBLIC_MAINTENANCE_DAYS. */
+export function announcedMaintenance(store: Store, siteIds: string[], now: Date): Promise<ShownOccurrence[]> {
+  const until = new Date(now.getTime() + PUBLIC_MAINTENANCE_DAYS * 86_400_000).toISOString();
+  return store.maintenance.shownFor([...new Set(siteIds)], now.toISOString(), until);
+}
 
 /** Every public page's view from one bulk read (Store.views.publicPagesViewData), in slug order. */
 export function publicViews(
@@ -307,11 +307,10 @@ export class PageViews {
       PUBLIC_INCIDENT_LIMIT,
     );
     const { stats, ...rows } = data;
-    const span = maintenanceSpan(now);
-    const maintenance = await this.store.maintenance.shownFor(
+    const maintenance = await announcedMaintenance(
+      this.store,
       rows.items.map((i) => i.site_id),
-      span.now,
-      span.until,
+      now,
     );
     const view = PublicStatusPage.parse(
       publicView(page, { ...rows, maintenance, statsBySite: groupBy(stats, (s) => s.site_id) }, now),

@@ -2,7 +2,7 @@ import { utcDayBefore } from "../clock.ts";
 import { IMAGE_PATH, MAX_HISTORY_DAYS, type PublicStatusPage, type Visibility } from "../contract/status-page.ts";
 import { visibilityOf } from "../store/status-pages.ts";
 import { openStore, type StoreOptions } from "../store/store.ts";
-import { maintenanceSpan, PUBLIC_INCIDENT_LIMIT, publicViews } from "./page-views.ts";
+import { announcedMaintenance, PUBLIC_INCIDENT_LIMIT, publicViews } from "./page-views.ts";
 
 /** An uploaded image a public page shows, which the build copies to its path (under the site's base). */
 export interface StaticImage {
@@ -34,11 +34,10 @@ export async function readStaticPages(options: StoreOptions, now: Date): Promise
   const store = await openStore(options);
   try {
     const bulk = await store.views.publicPagesViewData(utcDayBefore(now, MAX_HISTORY_DAYS - 1), PUBLIC_INCIDENT_LIMIT);
-    const span = maintenanceSpan(now);
-    const maintenance = await store.maintenance.shownFor(
-      [...new Set(bulk.items.map((i) => i.site_id))],
-      span.now,
-      span.until,
+    const maintenance = await announcedMaintenance(
+      store,
+      bulk.items.map((i) => i.site_id),
+      now,
     );
     const views = new Map(publicViews(bulk, now, maintenance).map(({ page, view }) => [page.slug, view]));
     const hashOf = (path: string) => path.slice("/assets/".length, path.lastIndexOf("."));
