@@ -1,11 +1,8 @@
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { SecretBox } from "../../server/accounts/sealed.ts";
-import { AlertSender } from "../../server/alerts/sender.ts";
-import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { appWithEngine, downAlerts, localTargets } from "../api/with-engine.ts";
-import { client, describeStores, seedOwner, TestClock, testConfig, useStore } from "../helpers.ts";
+import { appWithEngine, downAlerts, localTargets, testSender } from "../api/with-engine.ts";
+import { client, describeStores, seedOwner, TestClock, useStore } from "../helpers.ts";
 import { listen } from "../support/listen.ts";
 
 /**
@@ -74,24 +71,12 @@ describeStores("a receiver that hangs holds deliveries, not checks", (kind) => {
   });
 
   /** A sender as createSender makes it, on the test clock, with a fixed jitter; `concurrency` as given. */
-  const sender = (options: { concurrency?: number; cutOffMs?: number } = {}) => {
-    const config = testConfig({ PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
-    return new AlertSender({
-      store,
-      clock,
-      logger: createLogger("silent"),
-      secrets: new SecretBox(config.secretKey, config.dataDir),
-      delivery: {
-        mailer: { send: async () => ({ messageId: "x" }) },
-        allowPrivate: true,
-        timeoutMs: options.cutOffMs ?? DEFAULT_CUT_OFF_MS,
-      },
-      providers: { apis: config.alertApis },
+  const sender = (options: { concurrency?: number; cutOffMs?: number } = {}) =>
+    testSender(store, clock, {
+      timeoutMs: options.cutOffMs ?? DEFAULT_CUT_OFF_MS,
       leaseMs: LEASE_MS,
-      random: () => 0.5,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     });
-  };
 
   /**
    * SITES healthy sites and one that fails, all checked once; a webhook channel to the hanging receiver; `alerts`

@@ -64,18 +64,28 @@ export async function localTargets() {
 
 /**
  * An alert sender as the engine's process runs one, on the test's clock: private receivers allowed (they are local
- * servers), e-mail to nowhere, no jitter (random 0.5).
+ * servers), e-mail to nowhere, no jitter (random 0.5); its slots, delivery bound and lease as given.
  */
-export function testSender(store: Store, clock: TestClock): AlertSender {
+export function testSender(
+  store: Store,
+  clock: TestClock,
+  options: { concurrency?: number; timeoutMs?: number; leaseMs?: number } = {},
+): AlertSender {
   const config = testConfig({ PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
   return new AlertSender({
     store,
     clock,
     logger: createLogger("silent"),
     secrets: new SecretBox(config.secretKey, config.dataDir),
-    delivery: { mailer: { send: async () => ({ messageId: "x" }) }, allowPrivate: true },
+    delivery: {
+      mailer: { send: async () => ({ messageId: "x" }) },
+      allowPrivate: true,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    },
     providers: { apis: config.alertApis },
     random: () => 0.5,
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
   });
 }
 

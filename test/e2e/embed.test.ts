@@ -1,11 +1,10 @@
 import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
-import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
-import { describeBrowser, launchChromium } from "../support/browser.ts";
+import { axeViolations, describeBrowser, launchChromium } from "../support/browser.ts";
 import { listen } from "../support/listen.ts";
 
 /** Screenshots a reviewer can look at (not compared): light, dark, compact and password states. */
@@ -118,13 +117,7 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     await options.before?.(page);
     await page.goto(`${host.origin}/?${query}`);
     const inShadow = (selector: string) => page.locator("porchlight-status").locator(selector);
-    const audit = async () => {
-      await page.addScriptTag({ content: axe.source });
-      const result = await page.evaluate(() =>
-        (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] }),
-      );
-      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-    };
+    const audit = () => axeViolations(page);
     /** Console errors other than the browser's own line for a load that answered one of `statuses`. */
     const unexpectedErrors = (...statuses: number[]) =>
       errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s}`)));

@@ -2,12 +2,11 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import axe from "axe-core";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { PublicItem, PublicStatusPage } from "../../server/contract/status-page.ts";
 import { EMBED_DIR } from "../../server/views/embed-assets.ts";
-import { describeBrowser, launchChromium } from "../support/browser.ts";
+import { axeViolations, describeBrowser, launchChromium } from "../support/browser.ts";
 
 /** Screenshots a reviewer can look at (not compared): the daily bars with a day's tooltip, and an outage. */
 const ARTIFACTS = "test-artifacts";
@@ -162,13 +161,7 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
     const inShadow = (selector: string) => page.locator("porchlight-status").locator(selector);
     await expect.poll(() => inShadow("[part~=history] i").count()).toBeGreaterThan(0);
     const tip = inShadow(".tip");
-    const audit = async () => {
-      await page.addScriptTag({ content: axe.source });
-      const result = await page.evaluate(() =>
-        (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] }),
-      );
-      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-    };
+    const audit = () => axeViolations(page);
     return { context, page, errors, inShadow, tip, audit };
   }
 

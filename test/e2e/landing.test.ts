@@ -1,12 +1,11 @@
 import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
-import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { BADGE_METRICS, BADGE_STYLES, ShieldsEndpoint } from "../../server/contract/badge.ts";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind } from "../helpers.ts";
-import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { axeViolations, collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
 import { listen } from "../support/listen.ts";
 
 /** Screenshots a reviewer looks at (not compared): the landing page in both themes at two widths, and the badges. */
@@ -111,14 +110,7 @@ describeBrowser("the landing page and the badges, in Chromium", () => {
       });
     });
     const response = await page.goto(url);
-    /** axe-core evaluated through DevTools, which the page's Content-Security-Policy does not govern. */
-    const audit = async () => {
-      await page.evaluate(axe.source);
-      const result = await page.evaluate(() =>
-        (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] }),
-      );
-      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-    };
+    const audit = () => axeViolations(page);
     return { context, page, response, errors, audit };
   }
 

@@ -4,12 +4,11 @@
 // 375 px (test-artifacts/maintenance-*.png).
 import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
-import axe from "axe-core";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
-import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { axeViolations, collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
 import { contrast } from "../support/contrast.ts";
 import { listen } from "../support/listen.ts";
 
@@ -94,13 +93,7 @@ describeBrowser("maintenance on the page, in Chromium", () => {
     await page.goto(url);
     const inShadow = (selector: string) => page.locator("porchlight-status").locator(selector);
     await expect.poll(() => inShadow("[part~=banner]").count()).toBe(1);
-    const audit = async () => {
-      await page.addScriptTag({ content: axe.source });
-      const result = await page.evaluate(() =>
-        (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] }),
-      );
-      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-    };
+    const audit = () => axeViolations(page);
     return { context, page, errors, inShadow, audit };
   }
 

@@ -4,12 +4,11 @@
 // folded. Screenshots of each, light and dark, 1280 and 375 px, for a reviewer (test-artifacts/outage-*.png).
 import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
-import axe from "axe-core";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
-import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { axeViolations, collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
 import { contrast } from "../support/contrast.ts";
 import { svgLogo } from "../support/images.ts";
 import { listen } from "../support/listen.ts";
@@ -125,13 +124,7 @@ describeBrowser("an outage leads the page, in Chromium", () => {
     const inShadow = (selector: string) => page.locator("porchlight-status").locator(selector);
     await expect.poll(() => inShadow("[part~=banner]").count()).toBe(1);
     const banner = inShadow("[part~=banner]");
-    const audit = async () => {
-      await page.addScriptTag({ content: axe.source });
-      const result = await page.evaluate(() =>
-        (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] }),
-      );
-      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-    };
+    const audit = () => axeViolations(page);
     /** The banner's text against its own background: at least 4.5:1. */
     const bannerContrast = async () => {
       const [color, background] = await banner.evaluate((el) => {

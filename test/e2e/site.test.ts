@@ -4,12 +4,11 @@ import { request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
 import { promisify } from "node:util";
-import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Store } from "../../server/store/store.ts";
 import { client, makeApp, seedOwner, seedStatusPage, sqliteKind, TestClock } from "../helpers.ts";
-import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { axeViolations, collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
 import { svgLogo } from "../support/images.ts";
 import { listen } from "../support/listen.ts";
 
@@ -194,14 +193,7 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     await options.before?.(page);
     const response = await page.goto(url, { waitUntil: options.waitUntil ?? "load" });
     const inShadow = (selector: string) => page.locator("porchlight-status").locator(selector);
-    /** axe-core evaluated through DevTools, which the page's Content-Security-Policy does not govern. */
-    const audit = async () => {
-      await page.evaluate(axe.source);
-      const result = await page.evaluate(() =>
-        (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] }),
-      );
-      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-    };
+    const audit = () => axeViolations(page);
     /** Console errors other than the browser's own line for a load that answered one of `statuses`. */
     const unexpectedErrors = (...statuses: number[]) =>
       errors.filter((e) => !statuses.some((s) => e.includes(`status of ${s}`)));

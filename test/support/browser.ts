@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import axe from "axe-core";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { describe } from "vitest";
 
@@ -80,6 +81,18 @@ export function collectPageErrors(page: Page): string[] {
   });
   page.on("pageerror", (error) => errors.push(String(error)));
   return errors;
+}
+
+/**
+ * axe-core's violations on a page, a line each (the rule, then the elements): evaluated through DevTools, which the
+ * page's Content-Security-Policy does not govern.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axe.source);
+  const result = await page.evaluate(() =>
+    (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ["violations"] }),
+  );
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 /** A suite that needs Chromium: reported as skipped, with the reason, where there is none. */
