@@ -16,13 +16,15 @@ import { assetRoutes, ImageCache } from "./api/images.ts";
 import { incidentRoutes } from "./api/incidents.ts";
 import { itemRoutes } from "./api/items.ts";
 import { maintenanceRoutes } from "./api/maintenance.ts";
+import { memberRoutes } from "./api/members.ts";
 import { publicPageRoutes } from "./api/public-pages.ts";
+import { sessionRoutes } from "./api/session.ts";
 import { siteRoutes } from "./api/sites.ts";
 import { statusPageRoutes } from "./api/status-pages.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { ROLE_PERMISSIONS, type RoleName } from "./contract/account.ts";
-import { principalFrom } from "./http/auth.ts";
+import { checkCsrf, isSession, principalFrom } from "./http/auth.ts";
 import { ApiError, errorBody, forbidden, payloadTooLarge, unauthorized } from "./http/errors.ts";
 import { publicReadFastPath, siteDetailFastPath } from "./http/fast-path.ts";
 import {
@@ -125,7 +127,10 @@ export function createApp({
     badgePages.invalidate();
     landing.invalidate();
   };
+  const secrets = new SecretBox(config.secretKey, config.dataDir);
   const routes: Route[] = [
+    ...sessionRoutes({ store, clock, config, limiter, mailer, secrets, logger }),
+    ...memberRoutes({ store, clock, publicUrl: config.publicUrl, mailer, logger }),
     ...healthRoutes({ store, engine: deps.engine }),
     ...siteRoutes({ store, clock, records, changed }),
     ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
@@ -134,7 +139,7 @@ export function createApp({
     ...alertChannelRoutes({
       store,
       clock,
-      secrets: new SecretBox(config.secretKey, config.dataDir),
+      secrets,
       delivery: {
         mailer,
         allowPrivate: config.allowPrivateTargets,
@@ -218,8 +223,15 @@ export function createApp({
       let principal = null;
       if (def.access === "token") {
         const found = await principalFrom(c, store, clock);
-        if (found === null) throw unauthorized("Authentication required: send Authorization: Bearer <token>");
+        if (found === null) {
+          throw unauthorized(
+            "Authentication required: send Authorization: Bearer <token>, or sign in to the dashboard",
+          );
+        }
         if (found === "invalid") throw unauthorized("The token is invalid or has been revoked");
+        // A browser sends its cookie with any request, even one another site makes it send: a write made with the
+        // cookie must prove it comes from the dashboard.
+        if (isSession(found) && def.method !== "get") checkCsrf(c, found, config.publicUrl);
         if (def.permission && !ROLE_PERMISSIONS[found.role as RoleName].includes(def.permission)) {
           throw forbidden(`Your role (${found.role}) does not allow ${def.permission}`);
         }

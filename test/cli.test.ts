@@ -354,7 +354,8 @@ describe("the first start's message", () => {
     ["::1", "http://[::1]:8787", false],
     ["status.internal", "http://status.internal:8787", false],
   ])("listening on %s: a box naming %s, the token and a curl example", (host, url, everywhere) => {
-    const text = firstStartMessage({ ownerEmail: "me@example.com", token, host, port: 8787 });
+    const setupUrl = `${url}/dashboard/setup#token=${"s".repeat(43)}`;
+    const text = firstStartMessage({ ownerEmail: "me@example.com", token, setupUrl, host, port: 8787 });
     const lines = text.replace(/^\n/, "").replace(/\n$/, "").split("\n");
     const [first, last] = [lines[0] as string, lines.at(-1) as string];
     expect(first).toMatch(RULE);
@@ -366,6 +367,7 @@ describe("the first start's message", () => {
     expect(text).toContain(`Porchlight is listening on ${url}`);
     expect(text.includes("every other address")).toBe(everywhere);
     expect(text).toContain("me@example.com (plan stack)");
+    expect(text).toContain(`    ${setupUrl}  `);
     expect(text).toContain(`    ${token}  `);
     expect(text).toContain("It is shown only this once.");
     expect(text).toContain(`curl -H "Authorization: Bearer ${token}" ${url}/public/v1/sites`);
@@ -466,7 +468,7 @@ describeStores("porchlight command", (kind) => {
     try {
       const onFresh = (...argv: string[]) =>
         cli(argv, { env: { PORCHLIGHT_DATA_DIR: fresh.dataDir }, withStore: (_config, use) => use(fresh.store) });
-      expect(await bootstrapOwner(fresh.store, loadConfig({}).ownerEmail, new Date())).toMatch(/^pl_/);
+      expect((await bootstrapOwner(fresh.store, loadConfig({}).ownerEmail, new Date()))?.token).toMatch(/^pl_/);
       const created = await onFresh("token", "create", "--email", "owner@localhost", "--name", "replacement");
       expect(created.code).toBe(0);
       const { app } = makeApp(fresh.store);

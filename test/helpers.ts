@@ -356,4 +356,7 @@ export const UNKNOWN_PARAMS: Record<string, string> = {
   incidentId: "2147483647",
   slug: "no-such-page",
   snapshotId: "nope",
+  memberId: "000000000000000000000000",
+  invitationId: "lnk_0000000000000000",
+  tokenId: "tok_0000000000000000",
 };

@@ -36,6 +36,7 @@ describeStores("store", (kind) => {
       "0007_alert_outbox",
       "0008_expiry_reminders",
       "0009_maintenance",
+      "0010_sessions",
     ]);
     await again.close();
   });

@@ -1,4 +1,5 @@
-import { AccountError, createToken, createUser, type NewUser } from "../accounts/accounts.ts";
+import { AccountError, createToken, createUser, type NewUser, passwordLink } from "../accounts/accounts.ts";
+import { linkUrl } from "../accounts/sign-in.ts";
 import type { Store } from "../store/store.ts";
 
 /** Where a command prints: one line per call. */
@@ -41,4 +42,9 @@ export async function tokenRevoke(store: Store, id: string, io: Io, now: Date): 
   const result = await store.accounts.revokeToken(id, now.toISOString());
   if (result === "missing") throw new AccountError(`No token with ID ${id}`);
   io.out(result === "revoked" ? `Revoked ${id}` : `${id} was already revoked`);
+}
+
+/** `user link`: a new one-time link to choose a dashboard password, printed alone. */
+export async function userLink(store: Store, email: string, publicUrl: string, io: Io, now: Date): Promise<void> {
+  io.out(linkUrl(publicUrl, "setup", await passwordLink(store, email, now)));
 }

@@ -10,6 +10,8 @@ export function listeningUrl(host: string, port: number): string {
 export interface FirstStart {
   ownerEmail: string;
   token: string;
+  /** The one-time link to the dashboard's first password. */
+  setupUrl: string;
   /** The HOST the server listens on, and its port. */
   host: string;
   port: number;
@@ -19,12 +21,17 @@ export interface FirstStart {
  * The one-time message of a first start, framed in plain characters (`+`, `-`, `|`) so that it stands out among
  * the JSON log lines around it and survives any terminal or log collector. Ends with a newline.
  */
-export function firstStartMessage({ ownerEmail, token, host, port }: FirstStart): string {
+export function firstStartMessage({ ownerEmail, token, setupUrl, host, port }: FirstStart): string {
   const url = listeningUrl(host, port);
   const lines = [
     `Porchlight is listening on ${url}${EVERY_ADDRESS.has(host) ? " (and every other address of this machine)" : ""}.`,
     "",
-    `It created the owner account ${ownerEmail} (plan stack) and its first API token:`,
+    `It created the owner account ${ownerEmail} (plan stack). Open this link to choose its dashboard password`,
+    "(it works once, within 7 days; `porchlight user link` makes a new one):",
+    "",
+    `  ${setupUrl}`,
+    "",
+    "and its first API token, for scripts:",
     "",
     `  ${token}`,
     "",

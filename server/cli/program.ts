@@ -5,7 +5,7 @@ import { type Config, ConfigError, ConfigSchema, loadConfig, Region } from "../c
 import { PLANS, ROLES } from "../contract/account.ts";
 import type { RdapBootstrap } from "../engine/domain.ts";
 import type { Store } from "../store/store.ts";
-import { type Io, tokenCreate, tokenList, tokenRevoke, userCreate } from "./accounts.ts";
+import { type Io, tokenCreate, tokenList, tokenRevoke, userCreate, userLink } from "./accounts.ts";
 import { Refusal } from "./refusal.ts";
 
 export type { Io };
@@ -195,6 +195,18 @@ function buildProgram(deps: CliDeps): Command {
   act<{ email: string; plan?: string; join?: string; role?: string }>(userCreateCommand, async (options) => {
     const { email, plan, join, role } = options;
     await deps.withStore(config(options), (store) => userCreate(store, { email, plan, join, role }, io, deps.now()));
+  });
+
+  const userLinkCommand = user
+    .command("link")
+    .description(
+      "a new one-time link (valid 7 days) for a user to choose a dashboard password, printed alone on stdout; earlier unused links stop working",
+    )
+    .requiredOption("--email <email>", "the user's e-mail address")
+    .addOption(envOption("dataDir"));
+  act<{ email: string }>(userLinkCommand, async (options) => {
+    const loaded = config(options);
+    await deps.withStore(loaded, (store) => userLink(store, options.email, loaded.publicUrl, io, deps.now()));
   });
 
   const token = program.command("token").description("API tokens: create, list, revoke");

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { bootstrapOwner } from "../accounts/accounts.ts";
+import { linkUrl } from "../accounts/sign-in.ts";
 import { createAnonRunner } from "../anon/setup.ts";
 import { createApp } from "../app.ts";
 import { systemClock } from "../clock.ts";
@@ -11,7 +12,7 @@ import { createLimiter } from "../http/rate-limit.ts";
 import { createLogger } from "../log.ts";
 import { openStore } from "../store/store.ts";
 import { createEngine, createSender } from "./engine.ts";
-import { firstStartMessage } from "./first-start.ts";
+import { firstStartMessage, listeningUrl } from "./first-start.ts";
 import { Refusal } from "./refusal.ts";
 import { exitOnSignals } from "./shutdown.ts";
 
@@ -84,13 +85,23 @@ export async function serve(config: Config): Promise<void> {
     },
   });
   // Only once listening: a server that cannot listen must not have made a token nobody saw.
-  const token = await bootstrapOwner(store, config.ownerEmail, new Date());
+  const first = await bootstrapOwner(store, config.ownerEmail, new Date());
   const { port } = server.address() as AddressInfo;
   logger.info({ port, host: config.host, store: store.description }, "porchlight listening");
-  if (token) {
+  if (first) {
     // Through the log stream, so that it lands after the line above whatever the buffering, as the last thing a
     // starting server prints. Shown this once: the store keeps only the token's hash.
-    destination.write(firstStartMessage({ ownerEmail: config.ownerEmail, token, host: config.host, port }));
+    // A server on a port the system chose (0) is reached where it listens; otherwise where the owner said it is.
+    const base = config.port === 0 ? listeningUrl(config.host, port) : config.publicUrl;
+    destination.write(
+      firstStartMessage({
+        ownerEmail: config.ownerEmail,
+        token: first.token,
+        setupUrl: linkUrl(base, "setup", first.setupToken),
+        host: config.host,
+        port,
+      }),
+    );
   }
   destination.flush();
 }

@@ -49,6 +49,9 @@ export const ErrorKind = z.enum([
   "password_required",
   "password_incorrect",
   "sign_in_required",
+  "invalid_credentials",
+  "totp_required",
+  "csrf_failed",
   "rate_limited",
   "internal",
 ]);

@@ -22,6 +22,9 @@ export const TAGS = {
     "What a status page's visitors read, by slug, with no workspace token: the page, its items and its incidents. Public pages are cacheable and revalidate with ETag; password pages take X-Status-Page-Password; private pages take a member's token. CORS is open to any origin, without credentials.",
   "Anonymous utilities":
     "A domain snapshot and a 24-hour report by e-mail, for anyone: no credentials, limited per client (an IPv4 address or an IPv6 /64). CORS is open to any origin.",
+  Account:
+    "Signing in to the dashboard (a session cookie with a CSRF token), one-time links for a first password, a reset or an invitation, password changes and the optional TOTP second factor. Every write made with the session cookie must send X-CSRF-Token and come from the same origin.",
+  Members: "A workspace's members, invitations and roles, the caller's API tokens, and the plan with its usage.",
   Operations: "Liveness, readiness and this document, for load balancers, orchestrators and tools.",
 } as const;
 export type Tag = keyof typeof TAGS;

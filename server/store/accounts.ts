@@ -101,8 +101,14 @@ export class AccountQueries extends Queries {
       .execute();
   }
 
-  async revokeToken(id: string, now: string): Promise<"revoked" | "already" | "missing"> {
-    const row = await this.db.selectFrom("api_tokens").select("revoked_at").where("id", "=", id).executeTakeFirst();
+  /** Revokes a token; with `userId`, only that user's (a token of someone else is "missing"). */
+  async revokeToken(id: string, now: string, userId?: string): Promise<"revoked" | "already" | "missing"> {
+    const row = await this.db
+      .selectFrom("api_tokens")
+      .select(["revoked_at", "user_id"])
+      .where("id", "=", id)
+      .executeTakeFirst();
+    if (row && userId !== undefined && row.user_id !== userId) return "missing";
     if (!row) return "missing";
     if (row.revoked_at) return "already";
     await this.db.updateTable("api_tokens").set({ revoked_at: now }).where("id", "=", id).execute();
@@ -184,7 +190,8 @@ export class AccountQueries extends Queries {
     return this.principals.get(tokenHash);
   }
 
-  private forgetPrincipals(): void {
+  /** Drops every cached principal: a token's user changed role or left (sessions.ts). */
+  forgetPrincipals(): void {
     this.principals.clear();
     this.principalsEpoch++;
   }

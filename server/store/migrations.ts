@@ -470,6 +470,44 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       }),
     },
+    "0010_sessions": {
+      up: atomically(dialect, async (db) => {
+        // A user signs in to the dashboard with a password (scrypt, as status-page passwords) and, when enabled, a
+        // TOTP code; the secret is sealed with the data directory's key (accounts/sealed.ts).
+        await db.schema.alterTable("users").addColumn("password_hash", "text").execute();
+        await db.schema.alterTable("users").addColumn("totp_secret", "text").execute();
+        await db.schema.alterTable("users").addColumn("password_changed_at", "text").execute();
+        // A signed-in browser: the cookie's SHA-256, its CSRF token, and when it was made and last used.
+        await db.schema
+          .createTable("sessions")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("user_id", "text", (c) => c.notNull().references("users.id").onDelete("cascade"))
+          .addColumn("csrf_token", "text", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("last_seen_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex("sessions_user").on("sessions").column("user_id").execute();
+        // One-time links by e-mail or on the console: setting a first password, resetting one, joining a workspace.
+        await db.schema
+          .createTable("account_links")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("kind", "text", (c) => c.notNull())
+          .addColumn("token_hash", "text", (c) => c.notNull().unique())
+          .addColumn("workspace_id", "text", (c) => c.notNull().references("workspaces.id").onDelete("cascade"))
+          .addColumn("user_id", "text", (c) => c.references("users.id").onDelete("cascade"))
+          .addColumn("email", "text", (c) => c.notNull())
+          .addColumn("role", "text")
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("expires_at", "text", (c) => c.notNull())
+          .addColumn("used_at", "text")
+          .execute();
+        await db.schema
+          .createIndex("account_links_workspace")
+          .on("account_links")
+          .columns(["workspace_id", "kind"])
+          .execute();
+      }),
+    },
   };
 }
 

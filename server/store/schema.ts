@@ -7,7 +7,29 @@ import type { Generated, Selectable } from "kysely";
 export interface Database {
   meta: { key: string; value: string };
   workspaces: { id: string; name: string; plan: string; created_at: string };
-  users: { id: string; email: string; workspace_id: string; role: string; created_at: string };
+  users: {
+    id: string;
+    email: string;
+    workspace_id: string;
+    role: string;
+    created_at: string;
+    password_hash: string | null;
+    totp_secret: string | null;
+    password_changed_at: string | null;
+  };
+  sessions: { id: string; user_id: string; csrf_token: string; created_at: string; last_seen_at: string };
+  account_links: {
+    id: string;
+    kind: string;
+    token_hash: string;
+    workspace_id: string;
+    user_id: string | null;
+    email: string;
+    role: string | null;
+    created_at: string;
+    expires_at: string;
+    used_at: string | null;
+  };
   api_tokens: {
     id: string;
     user_id: string;

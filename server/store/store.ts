@@ -13,6 +13,7 @@ import { MaintenanceQueries } from "./maintenance.ts";
 import { migrateToLatest } from "./migrations.ts";
 import { ViewQueries } from "./public-views.ts";
 import type { Database } from "./schema.ts";
+import { SessionQueries } from "./sessions.ts";
 import { SiteQueries } from "./sites.ts";
 import { PageQueries } from "./status-pages.ts";
 
@@ -94,6 +95,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
  */
 export class Store extends Connection {
   readonly accounts: AccountQueries;
+  readonly sessions: SessionQueries;
   readonly pages: PageQueries;
   readonly alerts: AlertQueries;
   readonly maintenance: MaintenanceQueries;
@@ -115,6 +117,7 @@ export class Store extends Connection {
   ) {
     super(db, dialect);
     this.accounts = new AccountQueries(this, othersWrote);
+    this.sessions = new SessionQueries(this, this.accounts);
     this.pages = new PageQueries(this);
     this.alerts = new AlertQueries(this);
     this.maintenance = new MaintenanceQueries(this);

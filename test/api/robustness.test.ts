@@ -12,6 +12,7 @@ import {
   type App,
   client,
   describeStores,
+  seedMember,
   seedOwner,
   TestClock,
   testConfig,
@@ -103,6 +104,8 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
       logger: createLogger("silent"),
       clock: new TestClock(),
       checkResponses: true,
+      // Invitations and resets send mail: kept in memory here, never written under ./data.
+      mailer: { mode: "smtp", send: async () => ({ messageId: "m" }), close: async () => {} },
     });
     ({ app, routes } = made);
     owner = await seedOwner(store, "stack");
@@ -127,7 +130,15 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
         durationMinutes: 30,
       })
     ).json.data;
+    const member = await seedMember(store, owner.email, "viewer");
+    const invitation = (
+      await api.post("/public/v1/invitations", { email: `inv-${kind.name}@example.com`, role: "viewer" })
+    ).json.data;
+    const spare = (await api.post("/public/v1/tokens", { name: "spare" })).json.data;
     ids = {
+      memberId: (await store.accounts.findUserByEmail(member.email))?.id as string,
+      invitationId: invitation.id,
+      tokenId: spare.id,
       windowId: window.id,
       siteId: site.id,
       id: String(page.id),
@@ -239,6 +250,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     if (op.path === "/public/v1/maintenance-windows")
       return { title: "x", sites: [ids.siteId], start: "2026-12-01T02:00", durationMinutes: 5 };
     if (op.path.startsWith("/public/v1/maintenance-windows/")) return { title: "x" };
+    if (op.path.startsWith("/public/v1/members/")) return { role: "editor" };
     if (op.method === "DELETE") return { confirmName: "P" };
     return { name: "x" };
   };
@@ -406,6 +418,16 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
       recurrence: "FREQ=WEEKLY;BYDAY=SU",
     },
     "PATCH /public/v1/maintenance-windows/{windowId}": { title: "T", durationMinutes: 30 },
+    "POST /public/v1/session": { email: "someone@example.com", password: "a long enough passphrase", totp: "123456" },
+    "POST /public/v1/account-links/inspect": { token: "A".repeat(43) },
+    "POST /public/v1/account-links/use": { token: "A".repeat(43), password: "a long enough passphrase" },
+    "POST /public/v1/password-reset": { email: "someone@example.com" },
+    "POST /public/v1/me/password": { currentPassword: "the old one", password: "a long enough passphrase" },
+    "POST /public/v1/me/totp": { sealed: "v1:x", code: "123456" },
+    "POST /public/v1/me/totp/disable": { code: "123456" },
+    "POST /public/v1/invitations": { email: "invited@example.com", role: "editor" },
+    "PATCH /public/v1/members/{memberId}": { role: "editor" },
+    "POST /public/v1/tokens": { name: "T" },
     "POST /public/anon/domain-snapshot": { domain: "example.com" },
     "POST /public/anon/domain-report-24h": { domain: "example.com", email: "someone@example.com" },
   });
