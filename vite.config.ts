@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { resolve } from "node:path";
 import type { Plugin } from "vite";
 /// <reference types="vitest/config" />
 import { defineConfig } from "vite";
@@ -119,7 +120,30 @@ const ENTRIES = {
   page: { entry: "components/porchlight-status/page.ts", ...PAGE_BUILD },
 };
 
+/**
+ * With `--mode dashboard`, the owner's dashboard: an application build of components/porchlight-dashboard into
+ * dist/dashboard, served under /dashboard/ with content-hashed assets (long-cached) and an index.html (revalidated).
+ * Its screens are chunks that load on first use.
+ */
+function dashboardConfig() {
+  return {
+    root: resolve(import.meta.dirname, "components/porchlight-dashboard"),
+    base: "/dashboard/",
+    publicDir: false as const,
+    build: {
+      outDir: resolve(import.meta.dirname, "dist/dashboard"),
+      emptyOutDir: true,
+      target: "es2022",
+      assetsDir: "assets",
+      modulePreload: { polyfill: false },
+      rolldownOptions: { output: { minify: true, comments: false } },
+    },
+    plugins: [minifyTemplates()],
+  };
+}
+
 export default defineConfig(({ mode }) => {
+  if (mode === "dashboard") return dashboardConfig();
   const target = mode === "page" ? ENTRIES.page : ENTRIES.embed;
   return {
     build: {

@@ -23,8 +23,14 @@ const INPUTS = [
   "server/html.ts",
   "package-lock.json",
 ];
-/** What the server needs from a build. */
-const OUTPUTS = ["porchlight.js", "manifest.json", "porchlight-page.js", "page-manifest.json"];
+/** What the server needs from a build: the element's files in dist/embed, the dashboard's index in dist/dashboard. */
+const OUTPUTS = [
+  "embed/porchlight.js",
+  "embed/manifest.json",
+  "embed/porchlight-page.js",
+  "embed/page-manifest.json",
+  "dashboard/index.html",
+];
 
 function files(root, path) {
   const full = join(root, path);
@@ -64,7 +70,7 @@ export function buildElement({
 } = {}) {
   const outDir = join(root, "dist/embed");
   const stampFile = join(outDir, ".sources");
-  const built = () => OUTPUTS.every((name) => existsSync(join(outDir, name)));
+  const built = () => OUTPUTS.every((name) => existsSync(join(root, "dist", name)));
   const stamp = sourcesStamp(root);
   if (!force && built() && existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return "current";
   let vite;
@@ -81,8 +87,8 @@ export function buildElement({
       "dist/embed is missing and Vite is not installed: run `npm install` (with dev dependencies) first, or install the published package, which ships dist/",
     );
   }
-  log("porchlight: building the element (dist/embed)");
-  for (const mode of ["production", "page"]) {
+  log("porchlight: building the element and the dashboard (dist/embed, dist/dashboard)");
+  for (const mode of ["production", "page", "dashboard"]) {
     // NODE_ENV=production: under Vitest it is "test", and Vite would then bundle Lit's development build.
     execFileSync(process.execPath, [vite, "build", "--mode", mode, "--logLevel", "warn"], {
       cwd: root,

@@ -36,6 +36,7 @@ import {
   header,
   JSON_TYPE,
   logRequest,
+  matchesEtag,
   PUBLIC_CORS_PREFLIGHT,
   requestIdFrom,
 } from "./http/headers.ts";
@@ -45,10 +46,11 @@ import type { PasswordCheckDeps } from "./http/page-access.ts";
 import { createMemoryLimiter, enforceLimit, type Limiter, type LimitRule } from "./http/rate-limit.ts";
 import { type AppEnv, parseOrThrow, pathParser, queryObject, type Route, readJson } from "./http/route.ts";
 import type { Logger } from "./log.ts";
+import { dashboardRoutes } from "./pages/dashboard.ts";
 import { hostedPageRoutes } from "./pages/hosted-pages.ts";
 import { LandingPage, landingRoute } from "./pages/landing.ts";
 import type { Store } from "./store/store.ts";
-import { PUBLIC_CORS } from "./views/headers.ts";
+import { PUBLIC_CORS, strongEtag } from "./views/headers.ts";
 import { PageViews } from "./views/page-views.ts";
 import { ReadModel } from "./views/read-model.ts";
 import type { SiteRecord } from "./views/site-detail.ts";
@@ -69,6 +71,8 @@ export interface AppDeps {
   checkResponses?: boolean;
   /** Where the built element lives (default: dist/embed beside the code). */
   embedDir?: string;
+  /** Where the built dashboard lives (default: dist/dashboard beside the code). */
+  dashboardDir?: string;
   /** Mail out (default: SMTP_URL, else .eml files in the data directory). */
   mailer?: Mailer;
   /** How alerts reach receivers beyond the configuration: tests' certificate authority. */
@@ -107,6 +111,7 @@ export function createApp({
   clock = systemClock,
   checkResponses = false,
   embedDir,
+  dashboardDir,
   ...deps
 }: AppDeps) {
   const mailer =
@@ -244,6 +249,14 @@ export function createApp({
       const reply = await def.handler({ params, query, body, principal, c });
       if (reply instanceof Response) return reply;
       const payload = checkResponses ? def.response.schema.parse(reply.body) : reply.body;
+      if (def.access === "token" && def.response.headers?.includes("ETag") && reply.json === undefined) {
+        // A member's poll (the dashboard's live list): the same bytes give the same ETag, and a 304 until they change.
+        const bytes = JSON.stringify(payload);
+        const etag = strongEtag(bytes);
+        const headers = { etag, "cache-control": "private, no-cache", vary: "Authorization, Cookie" };
+        if (matchesEtag(header(c, "if-none-match"), etag)) return c.body(null, 304, headers);
+        return c.body(bytes, reply.status as 200, { "content-type": JSON_TYPE, ...headers });
+      }
       if (reply.json !== undefined) {
         return c.body(reply.json, reply.status as 200, { "content-type": JSON_TYPE });
       }
@@ -252,8 +265,9 @@ export function createApp({
   }
 
   anonPages(app, { store, clock });
+  dashboardRoutes(app, dashboardDir);
 
-  // After the API's routes, so that none of them can be taken for a slug.
+  // After the API's routes and the dashboard, so that none of them can be taken for a slug.
   hostedPageRoutes(app, {
     store,
     views,
@@ -263,6 +277,8 @@ export function createApp({
     locale: config.pageLocale,
   });
   landingRoute(app, landing);
+  // The server's own address goes to the dashboard (which signs in first); a custom domain's root is its page, above.
+  app.get("/", (c) => c.redirect("/dashboard/", 302));
 
   app.notFound((c) => {
     const error = new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`);

@@ -157,15 +157,15 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       operationId: "getSession",
       summary: "The dashboard session of this browser",
       description:
-        "Who is signed in with the session cookie, and the session's CSRF token. 401 without a live session.",
+        "Who is signed in with the session cookie, and the session's CSRF token; data is null when this browser is not signed in (asking is not an error, so the answer is 200 either way).",
       tag: "Account",
       access: "none",
-      response: { status: 200, description: "The session", schema: Envelope(Session) },
-      errors: [401],
+      response: { status: 200, description: "The session, or null", schema: Envelope(Session.nullable()) },
+      errors: [],
       handler: async ({ c }) => {
-        const session = await sessionFrom(c, store, clock);
-        if (!session) throw new ApiError(401, "unauthorized", "Not signed in");
         c.header("cache-control", "no-store");
+        const session = await sessionFrom(c, store, clock);
+        if (!session) return envelope(200, "Not signed in", null);
         const user = await store.sessions.credentialsById(session.userId);
         const created = await store.sessions.sessionStart(session.sessionId);
         const expiresAt = new Date(Date.parse(created ?? clock.now().toISOString()) + SESSION_MAX_MS);

@@ -1,8 +1,9 @@
 import type { Insertable } from "kysely";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
-import { Envelope, envelope, PageQuery, Pagination } from "../contract/common.ts";
+import { Envelope, envelope, PageQuery, Pagination, Timestamp } from "../contract/common.ts";
 import { Site, SiteCreate, SiteDetail, SiteId, SitePatch, STAT_DAYS, StatDays } from "../contract/site.ts";
+import { uptimePercent } from "../contract/status.ts";
 import { NOT_CHECKED_SUMMARY } from "../engine/verdict.ts";
 import { invalidField, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
@@ -90,6 +91,51 @@ export interface SiteDeps {
 }
 
 const SiteParams = z.object({ siteId: SiteId });
+
+/** The most raw results one answer holds: a day of 30-second checks from one region is 2,880. */
+export const MAX_RECENT_CHECKS = 3000;
+
+const RecentQuery = z.strictObject({
+  hours: z
+    .string()
+    .regex(/^[1-9]\d{0,2}$/, "must be a whole number of hours from 1")
+    .transform(Number)
+    .pipe(z.int().max(168, "must be at most 168"))
+    .optional()
+    .meta({
+      description: "Hours back from now, 1 to 168 (default 24); results older than the retention are gone",
+      example: "24",
+    }),
+});
+
+export const RecentCheck = z
+  .object({
+    at: Timestamp,
+    region: z.string(),
+    ok: z.boolean(),
+    slow: z.boolean(),
+    statusCode: z.int().nullable(),
+    responseMs: z.int().nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "RecentCheck" });
+
+/** Days of history in the overview: the dashboard's uptime column and sparkline. */
+export const OVERVIEW_DAYS = 30;
+
+const OverviewDay = z.object({
+  day: z.string().meta({ description: "UTC day, YYYY-MM-DD" }),
+  uptime: z.number().nullable().meta({ description: "Percent of checks up that day; null without checks" }),
+  responseMs: z.int().nullable().meta({ description: "Mean response time that day; null without a response" }),
+});
+
+export const SiteOverview = z
+  .object({
+    site: Site,
+    uptime: z.number().nullable().meta({ description: "Percent of checks up over the 30 days; null without checks" }),
+    days: z.array(OverviewDay).meta({ description: "The last 30 UTC days, oldest first, today included" }),
+  })
+  .meta({ id: "SiteOverview" });
 const DetailQuery = z.object({ statDays: StatDays });
 
 export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
@@ -125,6 +171,91 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
           sites: rows.map(siteView),
           pagination: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
         });
+      },
+    }),
+    route({
+      method: "get",
+      path: "/public/v1/sites/overview",
+      operationId: "listSiteOverviews",
+      summary: "The workspace's sites with 30 days of uptime and response times, newest first",
+      description:
+        "The dashboard's site list in one request: each site of the page with its uptime over the last 30 UTC days and each day's uptime and mean response time (for a sparkline). Send If-None-Match with the last ETag to poll cheaply: 304 until something changed.",
+      tag: "Sites",
+      access: "token",
+      permission: "sites:read",
+      query: PageQuery,
+      response: {
+        status: 200,
+        description: "A page of sites with their recent history",
+        schema: Envelope(z.object({ sites: z.array(SiteOverview), pagination: Pagination })),
+        headers: ["ETag"],
+      },
+      errors: [400, 401, 403],
+      async handler({ query, principal: p }) {
+        const page = query.page ?? 1;
+        const perPage = query.perPage ?? 10;
+        const { rows, total } = await store.sites.list(p.workspaceId, (page - 1) * perPage, perPage);
+        const today = clock.now();
+        const days = Array.from({ length: OVERVIEW_DAYS }, (_, i) =>
+          new Date(today.getTime() - (OVERVIEW_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10),
+        );
+        const stats = await store.sites.dailyStats(
+          rows.map((r) => r.id),
+          days[0] as string,
+        );
+        return envelope(200, "Sites", {
+          sites: rows.map((row) => {
+            const mine = new Map(stats.filter((s) => s.site_id === row.id).map((s) => [s.day, s]));
+            let up = 0;
+            let total = 0;
+            const history = days.map((day) => {
+              const s = mine.get(day);
+              if (!s || s.checks_total === 0) return { day, uptime: null, responseMs: null };
+              up += s.checks_up;
+              total += s.checks_total;
+              return {
+                day,
+                uptime: uptimePercent(s.checks_up, s.checks_total),
+                responseMs: s.response_count > 0 ? Math.round(s.response_ms_sum / s.response_count) : null,
+              };
+            });
+            return { site: siteView(row), uptime: total > 0 ? uptimePercent(up, total) : null, days: history };
+          }),
+          pagination: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
+        });
+      },
+    }),
+    route({
+      method: "get",
+      path: "/public/v1/site/{siteId}/checks",
+      operationId: "listRecentChecks",
+      summary: "A site's recent checks, newest first",
+      description: `The raw results of the last hours (default 24), with response times and errors, at most ${MAX_RECENT_CHECKS}. Raw results are kept PORCHLIGHT_RESULT_RETENTION_HOURS (default 48); longer spans are in the site's daily statistics.`,
+      tag: "Sites",
+      access: "token",
+      permission: "sites:read",
+      params: SiteParams,
+      query: RecentQuery,
+      response: { status: 200, description: "Recent checks", schema: Envelope(z.array(RecentCheck)) },
+      errors: [400, 401, 403, 404],
+      async handler({ params, query, principal: p }) {
+        const site = await store.sites.get(p.workspaceId, params.siteId);
+        if (!site) throw notFound("Site");
+        const since = new Date(clock.now().getTime() - (query.hours ?? 24) * 3_600_000).toISOString();
+        const rows = await store.checks.recentResults(site.id, since, MAX_RECENT_CHECKS);
+        return envelope(
+          200,
+          "Recent checks",
+          rows.map((r) => ({
+            at: r.at,
+            region: r.region,
+            ok: r.ok === 1,
+            slow: r.slow === 1,
+            statusCode: r.status_code,
+            responseMs: r.response_ms,
+            error: r.error,
+          })),
+        );
       },
     }),
     route({

@@ -24,6 +24,7 @@ export const RESERVED_SLUGS = new Set([
   "status",
   "docs",
   "openapi.json",
+  "dashboard",
 ]);
 
 export const Slug = z

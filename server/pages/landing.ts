@@ -101,6 +101,7 @@ export function landingDocument(pages: { slug: string; name: string }[] | null, 
     pages === null ? "" : '<h2 id="pages">Status pages</h2>',
     list,
     '<h2 id="developers">For developers</h2><ul>',
+    row("/dashboard/", "Dashboard", "Sign in to run your sites, pages and incidents"),
     row("/docs", "API reference", "Every route, with its parameters, answers and errors"),
     row("/public/v1/openapi.json", "OpenAPI document", "OpenAPI 3.1, JSON"),
     readme,
@@ -145,11 +146,13 @@ function withEtag(html: string): Landing {
 }
 
 /**
- * `GET /`: a small HTML landing page until a dashboard exists. Register it after the hosted pages, which answer `/`
- * for a custom domain.
+ * `GET /status`: a small HTML page of the server's public status pages and where the API is described, for visitors
+ * (`/` itself goes to the dashboard).
  */
+export const LANDING_PATH = "/status";
+
 export function landingRoute(app: App, landing: LandingPage): void {
-  app.get("/", async (c) => {
+  app.get(LANDING_PATH, async (c) => {
     const { html, etag } = await landing.get();
     const headers = { ...HEADERS, etag };
     if (matchesEtag(header(c, "if-none-match"), etag)) return c.body(null, 304, headers);

@@ -392,6 +392,19 @@ export class CheckQueries extends Queries {
     await this.db.updateTable("sites").set(changes).where("id", "=", siteId).execute();
   }
 
+  /** A site's raw results since `since`, newest first, at most `limit` (what the dashboard's recent checks show). */
+  async recentResults(siteId: string, since: string, limit: number) {
+    return this.db
+      .selectFrom("check_results")
+      .select(["at", "region", "ok", "slow", "status_code", "response_ms", "error"])
+      .where("site_id", "=", siteId)
+      .where("at", ">=", since)
+      .orderBy("at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
+  }
+
   /** Deletes raw results older than `before`, a batch per transaction, so writers never wait long; returns how many. */
   async pruneResults(before: string, batch: number): Promise<number> {
     let total = 0;

@@ -125,7 +125,7 @@ describeBrowser("the landing page and the badges, in Chromium", () => {
       { width: PHONE, scheme: "dark", file: "landing-375-dark.png", body: "rgb(13, 17, 23)" },
     ] as const;
     for (const shot of shots) {
-      const v = await visit(`${full.origin}/`, shot);
+      const v = await visit(`${full.origin}/status`, shot);
       const what = `${shot.width} px ${shot.scheme}`;
       expect(v.response?.status(), what).toBe(200);
       expect(await v.page.title()).toBe("Porchlight");
@@ -150,7 +150,7 @@ describeBrowser("the landing page and the badges, in Chromium", () => {
   });
 
   test("its links lead somewhere: a public page's hosted page, the API reference and the OpenAPI document", async () => {
-    const v = await visit(`${full.origin}/`);
+    const v = await visit(`${full.origin}/status`);
     // The keyboard reaches the first page's row, and its focus ring is drawn around the whole row.
     await v.page.keyboard.press("Tab");
     expect(await v.page.evaluate(() => document.activeElement?.textContent)).toBe("Acme Cloud");
@@ -184,7 +184,7 @@ describeBrowser("the landing page and the badges, in Chromium", () => {
     await v.page.waitForURL(`${full.origin}/docs`);
     expect(await v.page.title()).toContain("Porchlight");
 
-    await v.page.goto(`${full.origin}/`);
+    await v.page.goto(`${full.origin}/status`);
     const openapi = v.page.waitForResponse(`${full.origin}/public/v1/openapi.json`);
     await v.page.getByRole("link", { name: "OpenAPI document" }).click();
     const described = await openapi;
@@ -201,7 +201,7 @@ describeBrowser("the landing page and the badges, in Chromium", () => {
       { width: PHONE, scheme: "dark", file: "landing-empty-375-dark.png" },
     ] as const;
     for (const shot of shots) {
-      const v = await visit(`${empty.origin}/`, shot);
+      const v = await visit(`${empty.origin}/status`, shot);
       const what = `${shot.width} px ${shot.scheme}`;
       expect(v.response?.status(), what).toBe(200);
       const section = await v.page.locator("#pages + *").innerText();
@@ -291,7 +291,7 @@ th,td{padding:6px 10px;text-align:left;vertical-align:middle}th{font-weight:600}
     const acmeItem = acmeItems[0] as { id: number };
     const rows = badgeAddresses("acme", acmeItem.id);
     sheetHtml = badgeSheet("Acme Cloud badges", rows);
-    const v = await visit(`${sheet.origin}/`, { width: 1280 });
+    const v = await visit(`${sheet.origin}/status`, { width: 1280 });
     const said = await checkSheet(v.page, rows);
     expect(said["/badge/acme/status"]).toEqual({ label: "Acme Cloud", message: "operational", color: "brightgreen" });
     expect(said[`/badge/acme/${acmeItem.id}/status`]).toMatchObject({ label: "Website", message: "operational" });
@@ -307,7 +307,7 @@ th,td{padding:6px 10px;text-align:left;vertical-align:middle}th{font-weight:600}
     await setState(full.store, full.made, [item.siteId], "unhealthy");
     const rows = badgeAddresses("globex-payments-emea", item.id);
     sheetHtml = badgeSheet(`${GLOBEX} badges, in an outage`, rows);
-    const v = await visit(`${sheet.origin}/`, { width: 1280 });
+    const v = await visit(`${sheet.origin}/status`, { width: 1280 });
     const said = await checkSheet(v.page, rows);
     expect(said[`/badge/globex-payments-emea/${item.id}/status`]).toEqual({
       label: "Checkout",

@@ -35,7 +35,11 @@ function walk(dir: string): string[] {
 }
 
 /** A GET with a Host header of our choosing (fetch does not let a caller set Host). */
-function getWithHost(origin: string, path: string, host: string): Promise<{ status: number; body: string }> {
+function getWithHost(
+  origin: string,
+  path: string,
+  host: string,
+): Promise<{ status: number; body: string; location: string | undefined }> {
   const url = new URL(path, origin);
   return new Promise((resolve, reject) => {
     const req = request({ hostname: url.hostname, port: url.port, path: url.pathname, headers: { host } }, (res) => {
@@ -44,7 +48,7 @@ function getWithHost(origin: string, path: string, host: string): Promise<{ stat
       res.on("data", (chunk) => {
         body += chunk;
       });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, location: res.headers.location }));
     });
     req.on("error", reject);
     req.end();
@@ -526,11 +530,11 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     const feed = await getWithHost(app.origin, "/feed.xml", DOMAIN);
     expect(feed.status).toBe(200);
     expect(feed.body).toContain(`<link>https://${DOMAIN}/</link>`);
-    // Another host name that is no page's domain is not given a page: it gets the server's landing page.
-    const other = (await getWithHost(app.origin, "/", "unknown.example.net")).body;
-    expect(other).not.toContain("<porchlight-status");
-    expect(other).not.toContain(`<link rel="canonical"`);
-    expect(other).toContain("<title>Porchlight</title>");
+    // Another host name that is no page's domain is not given a page: it goes to the server's dashboard.
+    const other = await getWithHost(app.origin, "/", "unknown.example.net");
+    expect(other.status).toBe(302);
+    expect(other.location).toBe("/dashboard/");
+    expect(other.body).not.toContain("<porchlight-status");
   });
 
   test("framed by another site: the public page renders, the password page unlocks by header", async () => {

@@ -16,7 +16,7 @@ describeStores("GET /: the landing page", (kind) => {
   });
 
   const landing = async (headers: Record<string, string> = {}) => {
-    const res = await app.request("/", { headers });
+    const res = await app.request("/status", { headers });
     return { res, html: await res.text() };
   };
   const createPage = async (slug: string, extra: Record<string, unknown> = {}) => {
@@ -92,7 +92,7 @@ describeStores("GET /: the landing page", (kind) => {
     expect(again.html).toBe("");
     await createPage("new-page");
     expect((await landing({ "if-none-match": etag })).res.status).toBe(200);
-    const head = await app.request("/", { method: "HEAD" });
+    const head = await app.request("/status", { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
   });
@@ -100,7 +100,7 @@ describeStores("GET /: the landing page", (kind) => {
   test("a custom domain's / is still its status page, not the landing page", async () => {
     const page = await createPage("domain-page");
     await api.patch(`/public/v1/status-pages/${page.id}`, { customDomain: "status.acme.test" });
-    const res = await app.request("/", { headers: { host: "status.acme.test" } });
+    const res = await app.request("/status", { headers: { host: "status.acme.test" } });
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toContain("<porchlight-status");
@@ -129,7 +129,7 @@ describeStores("GET /: the landing page", (kind) => {
   test("PORCHLIGHT_LANDING_PAGES=false: no list and no word about pages, the developer links alone", async () => {
     await createPage("open-page");
     const hidden = makeApp(store, { env: { PORCHLIGHT_LANDING_PAGES: "false" } }).app;
-    const res = await hidden.request("/");
+    const res = await hidden.request("/status");
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-cache");
     const html = await res.text();

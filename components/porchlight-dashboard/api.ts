@@ -1,0 +1,84 @@
+/**
+ * The dashboard's one way to the server: the documented REST API, same origin, with the session cookie (sent by the
+ * browser, never readable here) and the session's CSRF token on every write.
+ */
+import type { FieldError } from "./types.ts";
+
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly kind: string,
+    message: string,
+    readonly details: FieldError[] = [],
+    readonly retryAfter = 0,
+  ) {
+    super(message);
+  }
+
+  /** The message of one field, for showing beside its input. */
+  field(name: string): string | undefined {
+    return this.details.find((d) => d.field === name)?.message;
+  }
+}
+
+export interface Reply<T> {
+  data: T;
+  etag: string | null;
+  notModified: boolean;
+}
+
+let csrfToken = "";
+/** Called when a request finds the session gone (401): the app shows the sign-in. */
+let onSignedOut: () => void = () => {};
+
+export function setCsrf(token: string): void {
+  csrfToken = token;
+}
+
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+/** Calls the API; resolves with the envelope's data, rejects with an ApiProblem (or a TypeError offline). */
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { etag?: string | null; signal?: AbortSignal } = {},
+): Promise<Reply<T>> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
+  if (options.etag) headers["if-none-match"] = options.etag;
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: "same-origin",
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const etag = res.headers.get("etag");
+  if (res.status === 304) return { data: undefined as T, etag, notModified: true };
+  if (res.status === 204) return { data: undefined as T, etag, notModified: false };
+  const json = await res.json().catch(() => null);
+  if (!res.ok) {
+    if (res.status === 401 && !path.startsWith("/public/v1/session") && !path.includes("account-links")) onSignedOut();
+    throw new ApiProblem(
+      res.status,
+      json?.error ?? "server",
+      json?.message ?? `The server answered ${res.status}`,
+      json?.details ?? [],
+      Number(res.headers.get("retry-after") ?? 0),
+    );
+  }
+  return { data: json?.data as T, etag, notModified: false };
+}
+
+/** The message to show for a failed action. */
+export function problemText(error: unknown): string {
+  if (error instanceof ApiProblem) {
+    if (error.kind === "rate_limited") return `Too many attempts. Try again in ${Math.max(1, error.retryAfter)} s.`;
+    return error.message;
+  }
+  return "The server cannot be reached. Check the connection and try again.";
+}

@@ -1,0 +1,2 @@
+/** The dashboard's entry: the app element; its screens load on first use. */
+import "./porchlight-dashboard.ts";

@@ -1,0 +1,489 @@
+import { css, html, LitElement, nothing, type TemplateResult } from "lit";
+import { keyed } from "lit/directives/keyed.js";
+import { ApiProblem, api, problemText } from "./api.ts";
+import { BASE, navigate } from "./router.ts";
+import { shared } from "./styles.ts";
+import type { MeInfo, Page, Site } from "./types.ts";
+
+type Item = Page["items"][number];
+
+/**
+ * One status page: its settings (name, slug, description, visibility and password, theme, display options, custom
+ * domain with the DNS record it needs), its items (labels, visibility, order by drag or by keyboard), a live
+ * preview with the real element, the embed snippets, and deletion once the exact name is typed.
+ */
+export class PlPage extends LitElement {
+  static override styles = [
+    shared,
+    css`
+      .grid {
+        display: grid;
+        grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
+        gap: 1rem;
+        align-items: start;
+      }
+      @media (max-width: 900px) {
+        .grid {
+          grid-template-columns: minmax(0, 1fr);
+        }
+      }
+      ol.items {
+        list-style: none;
+        margin: 0;
+        padding: 0;
+      }
+      ol.items li {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 0.5rem;
+        align-items: center;
+        padding: 0.5rem;
+        border: 1px solid var(--line);
+        border-radius: 6px;
+        margin: 0 0 0.4rem;
+        background: var(--panel);
+      }
+      ol.items li.dragging {
+        opacity: 0.5;
+      }
+      ol.items li.over {
+        border-color: var(--accent);
+      }
+      .handle {
+        cursor: grab;
+        color: var(--muted);
+        padding: 0 0.25rem;
+        user-select: none;
+      }
+      ol.items input[type="text"] {
+        flex: 1;
+        min-width: 8rem;
+        width: auto;
+      }
+      .preview {
+        border: 1px dashed var(--line);
+        border-radius: var(--radius);
+        padding: 0.5rem;
+        min-height: 12rem;
+        background: var(--bg);
+      }
+      .danger-zone {
+        border-color: var(--down);
+      }
+      fieldset {
+        border: 1px solid var(--line);
+        border-radius: 6px;
+        margin: 0 0 0.9rem;
+        padding: 0.5rem 0.75rem;
+      }
+      legend {
+        font-weight: 600;
+      }
+      .check {
+        display: flex;
+        gap: 0.5rem;
+        align-items: center;
+        font-weight: 400;
+      }
+    `,
+  ];
+
+  static override properties = {
+    me: { attribute: false },
+    pageId: { attribute: false },
+    page: { state: true },
+    sites: { state: true },
+    error: { state: true },
+    saved: { state: true },
+    fieldErrors: { state: true },
+    visibility: { state: true },
+    confirm: { state: true },
+    copied: { state: true },
+    dragIndex: { state: true },
+    overIndex: { state: true },
+    announcement: { state: true },
+    previewKey: { state: true },
+  };
+
+  declare me: MeInfo;
+  declare pageId: string;
+  declare page: Page | null;
+  declare sites: Site[];
+  declare error: string;
+  declare saved: string;
+  declare fieldErrors: Record<string, string>;
+  declare visibility: string;
+  declare confirm: string;
+  declare copied: string;
+  declare dragIndex: number;
+  declare overIndex: number;
+  declare announcement: string;
+  declare previewKey: number;
+
+  constructor() {
+    super();
+    this.page = null;
+    this.sites = [];
+    this.error = "";
+    this.saved = "";
+    this.fieldErrors = {};
+    this.visibility = "public";
+    this.confirm = "";
+    this.copied = "";
+    this.dragIndex = -1;
+    this.overIndex = -1;
+    this.announcement = "";
+    this.previewKey = 0;
+  }
+
+  get #canWrite(): boolean {
+    return this.me.permissions.includes("status_pages:write");
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    void this.#load();
+    // The real element, from this server, for the preview.
+    if (!customElements.get("porchlight-status")) {
+      const script = document.createElement("script");
+      script.type = "module";
+      script.src = "/embed/porchlight.js";
+      document.head.append(script);
+    }
+  }
+
+  async #load(): Promise<void> {
+    try {
+      const [page, sites] = await Promise.all([
+        api<Page>("GET", `/public/v1/status-pages/${encodeURIComponent(this.pageId)}`),
+        api<{ sites: Site[] }>("GET", "/public/v1/sites?perPage=50"),
+      ]);
+      this.page = page.data;
+      this.visibility = page.data.visibility;
+      this.sites = sites.data.sites;
+      this.error = "";
+    } catch (error) {
+      this.error = problemText(error);
+    }
+  }
+
+  async #save(event: SubmitEvent): Promise<void> {
+    event.preventDefault();
+    const page = this.page;
+    if (!page) return;
+    const data = new FormData(event.target as HTMLFormElement);
+    const text = (name: string) => String(data.get(name) ?? "");
+    const body: Record<string, unknown> = {
+      name: text("name"),
+      slug: text("slug"),
+      description: text("description"),
+      visibility: text("visibility"),
+      theme: { mode: text("mode"), accentColor: text("accentColor") },
+      display: {
+        showUptime: data.has("showUptime"),
+        showResponseTime: data.has("showResponseTime"),
+        showIncidents: data.has("showIncidents"),
+      },
+      customDomain: text("customDomain").trim() || null,
+    };
+    if (text("password")) body.password = text("password");
+    this.fieldErrors = {};
+    this.saved = "";
+    try {
+      const { data: updated } = await api<Page>("PATCH", `/public/v1/status-pages/${page.id}`, body);
+      this.page = updated;
+      this.saved = "Saved.";
+      this.#refreshPreview();
+    } catch (error) {
+      if (error instanceof ApiProblem && error.details.length > 0) {
+        this.fieldErrors = Object.fromEntries(error.details.map((d) => [d.field, d.message]));
+        await this.updateComplete;
+        this.renderRoot.querySelector<HTMLElement>("[aria-invalid='true']")?.focus();
+      } else {
+        this.saved = problemText(error);
+      }
+    }
+  }
+
+  /** A new element for the preview: it reads the page as it is now. */
+  #refreshPreview(): void {
+    this.previewKey++;
+  }
+
+  async #addItem(event: SubmitEvent): Promise<void> {
+    event.preventDefault();
+    const page = this.page;
+    if (!page) return;
+    const siteId = String(new FormData(event.target as HTMLFormElement).get("siteId") ?? "");
+    if (!siteId) return;
+    try {
+      await api("POST", `/public/v1/status-pages/${page.id}/items`, { siteId });
+      await this.#load();
+      this.#refreshPreview();
+    } catch (error) {
+      this.error = problemText(error);
+    }
+  }
+
+  async #patchItem(item: Item, body: Record<string, unknown>): Promise<void> {
+    try {
+      await api("PATCH", `/public/v1/status-pages/${this.page?.id}/items/${item.id}`, body);
+    } catch (error) {
+      this.error = problemText(error);
+    }
+  }
+
+  async #removeItem(item: Item): Promise<void> {
+    try {
+      await api("DELETE", `/public/v1/status-pages/${this.page?.id}/items/${item.id}`);
+      await this.#load();
+      this.#refreshPreview();
+    } catch (error) {
+      this.error = problemText(error);
+    }
+  }
+
+  /** Moves an item to a new index and saves every position that changed. */
+  async #move(from: number, to: number): Promise<void> {
+    const page = this.page;
+    if (!page || from === to || to < 0 || to >= page.items.length) return;
+    const items = [...page.items];
+    const [moved] = items.splice(from, 1);
+    if (!moved) return;
+    items.splice(to, 0, moved);
+    this.page = { ...page, items: items.map((item, position) => ({ ...item, position })) };
+    this.announcement = `${moved.label} moved to position ${to + 1} of ${items.length}`;
+    await Promise.all(
+      items.map((item, position) =>
+        page.items[position]?.id === item.id ? undefined : this.#patchItem(item, { position }),
+      ),
+    );
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>(`[data-item="${moved.id}"] .handle`)?.focus();
+    this.#refreshPreview();
+  }
+
+  #onKey(event: KeyboardEvent, index: number): void {
+    if (event.key === "ArrowUp" && event.altKey === false) {
+      event.preventDefault();
+      void this.#move(index, index - 1);
+    } else if (event.key === "ArrowDown") {
+      event.preventDefault();
+      void this.#move(index, index + 1);
+    }
+  }
+
+  async #delete(event: SubmitEvent): Promise<void> {
+    event.preventDefault();
+    const page = this.page;
+    if (!page) return;
+    try {
+      await api("DELETE", `/public/v1/status-pages/${page.id}`, { confirmName: this.confirm });
+      navigate(`${BASE}pages`);
+    } catch (error) {
+      this.error = problemText(error);
+    }
+  }
+
+  async #copy(what: string, text: string): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(text);
+      this.copied = `${what} copied`;
+    } catch {
+      this.copied = `Select the ${what.toLowerCase()} and copy it`;
+    }
+  }
+
+  override render(): TemplateResult {
+    const back = html`<a href=${`${BASE}pages`} @click=${(e: MouseEvent) => {
+      e.preventDefault();
+      navigate(`${BASE}pages`);
+    }}>← Status pages</a>`;
+    const page = this.page;
+    if (!page) {
+      return html`${back}${this.error ? html`<p class="notice bad" role="alert">${this.error}</p>` : html`<p class="muted">Loading…</p>`}`;
+    }
+    return html`
+      ${back}
+      <div class="bar">
+        <div>
+          <h1>${page.name}</h1>
+          <p class="muted"><a href=${`/${page.slug}`} target="_blank" rel="noopener">${page.url}</a></p>
+        </div>
+      </div>
+      ${this.error ? html`<p class="notice bad" role="alert">${this.error}</p>` : nothing}
+      <div class="grid">
+        <div>${this.#settings(page)} ${this.#items(page)}</div>
+        <div>${this.#preview(page)} ${this.#embed(page)}</div>
+      </div>
+      ${this.#canWrite ? this.#deleteForm(page) : nothing}
+    `;
+  }
+
+  #err(name: string): TemplateResult | typeof nothing {
+    return this.fieldErrors[name] ? html`<p class="error" id=${`e-${name}`}>${this.fieldErrors[name]}</p>` : nothing;
+  }
+
+  #settings(page: Page): TemplateResult {
+    const ro = !this.#canWrite;
+    const invalid = (name: string) => (this.fieldErrors[name] ? "true" : nothing);
+    const described = (name: string) => (this.fieldErrors[name] ? `e-${name}` : nothing);
+    const host = new URL(page.url).host;
+    return html`<form class="panel" @submit=${this.#save} aria-labelledby="settings-title">
+      <h2 id="settings-title" style="margin-top:0">Settings</h2>
+      <fieldset ?disabled=${ro} style="border:0;padding:0;margin:0">
+        <div class="field"><label for="s-name">Name</label>
+          <input id="s-name" name="name" required maxlength="100" .value=${page.name} aria-invalid=${invalid("name")} aria-describedby=${described("name")} />${this.#err("name")}</div>
+        <div class="field"><label for="s-slug">Slug<small>The page's address: /${page.slug}</small></label>
+          <input id="s-slug" name="slug" required maxlength="64" .value=${page.slug} aria-invalid=${invalid("slug")} aria-describedby=${described("slug")} />${this.#err("slug")}</div>
+        <div class="field"><label for="s-description">Description</label>
+          <textarea id="s-description" name="description" rows="2" maxlength="2000" .value=${page.description}></textarea></div>
+        <div class="field"><label for="s-visibility">Visibility</label>
+          <select id="s-visibility" name="visibility" @change=${(e: Event) => (this.visibility = (e.target as HTMLSelectElement).value)}>
+            <option value="public" ?selected=${page.visibility === "public"}>Public: anyone</option>
+            <option value="password-protected" ?selected=${page.visibility === "password-protected"}>Password: anyone with the password</option>
+            <option value="private" ?selected=${page.visibility === "private"}>Private: members of this workspace</option>
+          </select></div>
+        ${
+          this.visibility === "password-protected"
+            ? html`<div class="field"><label for="s-password">Password<small>${page.hasPassword ? "Leave empty to keep the current one" : "Visitors type it; case-sensitive"}</small></label>
+              <input id="s-password" name="password" type="password" autocomplete="new-password" ?required=${!page.hasPassword}
+                aria-invalid=${invalid("password")} aria-describedby=${described("password")} />${this.#err("password")}</div>`
+            : nothing
+        }
+        <fieldset><legend>Theme</legend>
+          <div class="field"><label for="s-mode">Colours</label>
+            <select id="s-mode" name="mode">
+              ${["auto", "light", "dark"].map((m) => html`<option value=${m} ?selected=${page.theme.mode === m}>${m === "auto" ? "Follow the visitor" : m}</option>`)}
+            </select></div>
+          <div class="field"><label for="s-accent">Accent colour</label>
+            <input id="s-accent" name="accentColor" type="color" .value=${page.theme.accentColor} style="width:4rem;padding:0.1rem" /></div>
+        </fieldset>
+        <fieldset><legend>Show</legend>
+          <label class="check"><input type="checkbox" name="showUptime" ?checked=${page.display.showUptime} /> Uptime</label>
+          <label class="check"><input type="checkbox" name="showResponseTime" ?checked=${page.display.showResponseTime} /> Response times</label>
+          <label class="check"><input type="checkbox" name="showIncidents" ?checked=${page.display.showIncidents} /> Incidents</label>
+        </fieldset>
+        <div class="field"><label for="s-domain">Custom domain<small>Optional, such as status.example.com</small></label>
+          <input id="s-domain" name="customDomain" .value=${page.customDomain ?? ""} aria-invalid=${invalid("customDomain")} aria-describedby=${described("customDomain")} />${this.#err("customDomain")}
+          ${
+            page.customDomain
+              ? html`<p class="muted" style="margin-top:0.4rem">At your DNS provider, create:</p>
+                <pre>${page.customDomain}.  CNAME  ${host}.</pre>`
+              : nothing
+          }
+        </div>
+        <div class="row"><button class="primary">Save settings</button><span role="status">${this.saved}</span></div>
+      </fieldset>
+    </form>`;
+  }
+
+  #items(page: Page): TemplateResult {
+    const onPage = new Set(page.items.map((i) => i.siteId));
+    const free = this.sites.filter((s) => !onPage.has(s.id));
+    const ro = !this.#canWrite;
+    return html`<section class="panel" aria-labelledby="items-title">
+      <h2 id="items-title" style="margin-top:0">Items</h2>
+      <p class="muted" id="items-help">${ro ? "The sites this page shows, in order." : "Drag an item by its handle, or focus the handle and press the up and down arrows."}</p>
+      <p class="sr-only" aria-live="polite">${this.announcement}</p>
+      ${page.items.length === 0 ? html`<p>No item yet: add a site below.</p>` : nothing}
+      <ol class="items">
+        ${page.items.map((item, index) => this.#item(item, index, ro))}
+      </ol>
+      ${
+        ro
+          ? nothing
+          : html`<form class="row" @submit=${this.#addItem}>
+            <label class="sr-only" for="add-site">Site to add</label>
+            <select id="add-site" name="siteId" style="flex:1">
+              ${free.length === 0 ? html`<option value="">Every site is on the page</option>` : free.map((s) => html`<option value=${s.id}>${s.name}</option>`)}
+            </select>
+            <button ?disabled=${free.length === 0}>Add item</button>
+          </form>`
+      }
+    </section>`;
+  }
+
+  #item(item: Item, index: number, ro: boolean): TemplateResult {
+    const classes = [this.dragIndex === index ? "dragging" : "", this.overIndex === index ? "over" : ""].join(" ");
+    return html`<li class=${classes} data-item=${item.id} draggable=${ro ? "false" : "true"}
+      @dragstart=${(e: DragEvent) => {
+        this.dragIndex = index;
+        e.dataTransfer?.setData("text/plain", String(index));
+      }}
+      @dragover=${(e: DragEvent) => {
+        e.preventDefault();
+        this.overIndex = index;
+      }}
+      @dragleave=${() => (this.overIndex = -1)}
+      @drop=${(e: DragEvent) => {
+        e.preventDefault();
+        const from = this.dragIndex;
+        this.dragIndex = -1;
+        this.overIndex = -1;
+        void this.#move(from, index);
+      }}
+      @dragend=${() => {
+        this.dragIndex = -1;
+        this.overIndex = -1;
+      }}>
+      ${
+        ro
+          ? nothing
+          : html`<button type="button" class="handle link" aria-describedby="items-help"
+            aria-label=${`Move ${item.label}, position ${index + 1} of ${this.page?.items.length}`}
+            @keydown=${(e: KeyboardEvent) => this.#onKey(e, index)}>⠿</button>`
+      }
+      <label class="sr-only" for=${`label-${item.id}`}>Label of ${item.label}</label>
+      <input type="text" id=${`label-${item.id}`} .value=${item.label} ?disabled=${ro} maxlength="100"
+        @change=${(e: Event) => this.#patchItem(item, { label: (e.target as HTMLInputElement).value })} />
+      <label class="check"><input type="checkbox" ?checked=${item.visible} ?disabled=${ro}
+        @change=${(e: Event) => this.#patchItem(item, { visible: (e.target as HTMLInputElement).checked })} /> Shown</label>
+      ${ro ? nothing : html`<button type="button" class="danger" @click=${() => this.#removeItem(item)} aria-label=${`Remove ${item.label}`}>Remove</button>`}
+    </li>`;
+  }
+
+  #preview(page: Page): TemplateResult {
+    return html`<section class="panel" aria-labelledby="preview-title">
+      <h2 id="preview-title" style="margin-top:0">Preview</h2>
+      ${
+        page.visibility === "public"
+          ? html`<div class="preview">${keyed(this.previewKey, html`<porchlight-status slug=${page.slug} refresh="30"></porchlight-status>`)}</div>`
+          : html`<p class="muted">A ${page.visibility} page asks its visitors to ${page.visibility === "private" ? "sign in" : "type the password"};
+            <a href=${`/${page.slug}`} target="_blank" rel="noopener">open the hosted page</a> to see it as they do.</p>`
+      }
+    </section>`;
+  }
+
+  #embed(page: Page): TemplateResult {
+    const origin = new URL(page.url).origin;
+    const script = `<script type="module" src="${origin}/embed/porchlight.js"></script>\n<porchlight-status slug="${page.slug}"></porchlight-status>`;
+    const iframe = `<iframe src="${origin}/${page.slug}?embed=1" title="${page.name.replace(/"/g, "&quot;")} status"\n  style="border:0; width:100%; height:40rem"></iframe>`;
+    return html`<section class="panel" aria-labelledby="embed-title">
+      <h2 id="embed-title" style="margin-top:0">Embed on your website</h2>
+      <h3>Script tag</h3>
+      <pre id="snippet-script">${script}</pre>
+      <button type="button" @click=${() => this.#copy("Script snippet", script)}>Copy the script snippet</button>
+      <h3>iframe</h3>
+      <pre id="snippet-iframe">${iframe}</pre>
+      <button type="button" @click=${() => this.#copy("iframe snippet", iframe)}>Copy the iframe snippet</button>
+      <p role="status" class="muted">${this.copied}</p>
+    </section>`;
+  }
+
+  #deleteForm(page: Page): TemplateResult {
+    const matches = this.confirm === page.name;
+    return html`<form class="panel danger-zone" @submit=${this.#delete} aria-labelledby="delete-title">
+      <h2 id="delete-title" style="margin-top:0">Delete this page</h2>
+      <p>Visitors, embeds and iframes stop seeing it at once. Its incidents go with it; the sites stay.</p>
+      <div class="field">
+        <label for="confirm-name">Type the page's name, <strong>${page.name}</strong>, exactly (letter case counts)</label>
+        <input id="confirm-name" autocomplete="off" .value=${this.confirm}
+          @input=${(e: Event) => (this.confirm = (e.target as HTMLInputElement).value)} />
+      </div>
+      <button class="danger solid" ?disabled=${!matches}>Delete ${page.name}</button>
+    </form>`;
+  }
+}
+
+customElements.define("pl-page", PlPage);

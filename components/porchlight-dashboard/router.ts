@@ -1,0 +1,39 @@
+/** The dashboard's addresses, all under /dashboard/, read from and written to the browser's history. */
+export const BASE = "/dashboard/";
+
+export type Screen =
+  | "sites"
+  | "site"
+  | "pages"
+  | "page"
+  | "incidents"
+  | "account"
+  | "sign-in"
+  | "setup"
+  | "reset"
+  | "join"
+  | "forgot";
+
+export interface Route {
+  screen: Screen;
+  /** The site's or page's id, on a detail screen. */
+  id: string;
+}
+
+const SIMPLE: Screen[] = ["pages", "incidents", "account", "sign-in", "setup", "reset", "join", "forgot"];
+
+export function routeOf(location: Pick<Location, "pathname">): Route {
+  const rest = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : "";
+  const [first = "", second = ""] = rest.split("/").map(decodeURIComponent);
+  if (first === "sites" && second) return { screen: "site", id: second };
+  if (first === "pages" && second) return { screen: "page", id: second };
+  if ((SIMPLE as string[]).includes(first)) return { screen: first as Screen, id: "" };
+  return { screen: "sites", id: "" };
+}
+
+/** Goes to a dashboard address without reloading; every element listening for pl-navigate follows. */
+export function navigate(path: string): void {
+  history.pushState(null, "", path);
+  dispatchEvent(new Event("pl-navigate"));
+  scrollTo(0, 0);
+}
