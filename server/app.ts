@@ -266,6 +266,8 @@ export function createApp({
 
   anonPages(app, { store, clock });
   dashboardRoutes(app, dashboardDir);
+  // A reserved slug (status), so before the hosted pages' /:slug.
+  landingRoute(app, landing);
 
   // After the API's routes and the dashboard, so that none of them can be taken for a slug.
   hostedPageRoutes(app, {
@@ -276,7 +278,6 @@ export function createApp({
     embedDir,
     locale: config.pageLocale,
   });
-  landingRoute(app, landing);
   // The server's own address goes to the dashboard (which signs in first); a custom domain's root is its page, above.
   app.get("/", (c) => c.redirect("/dashboard/", 302));
 

@@ -33,7 +33,9 @@ export function passwordHeaderValue(password: string): string {
 }
 
 /**
- * Fetches a status page with its items and incidents (spec 4.2: one answer holds all three) without cookies.
+ * Fetches a status page with its items and incidents (spec 4.2: one answer holds all three). Cookies go only to the
+ * page's own server (fetch's default, same-origin): on the hosted page, a signed-in member's session reads a private
+ * page; an embed on another origin sends none.
  * Resolves with the page, "not modified", or a problem the element shows; rejects only when the network fails or
  * the signal aborts.
  */
@@ -41,11 +43,7 @@ export async function fetchStatusPage({ apiBase, slug, password, etag, signal }:
   const headers: Record<string, string> = {};
   if (password) headers["X-Status-Page-Password"] = passwordHeaderValue(password);
   if (etag) headers["If-None-Match"] = etag;
-  const response = await fetch(`${apiBase}/public/v1/status-page/${encodeURIComponent(slug)}`, {
-    headers,
-    signal,
-    credentials: "omit",
-  });
+  const response = await fetch(`${apiBase}/public/v1/status-page/${encodeURIComponent(slug)}`, { headers, signal });
   if (response.status === 304) return { kind: "not-modified" };
   const body = await response.json().catch((error) => {
     // An abort while the body arrives is an abort, not a malformed answer.

@@ -1,11 +1,6 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from "node:crypto";
 
-/**
- * A dashboard session ends after this long unused (idle) and this long after sign-in whatever its use (absolute):
- * Grafana's defaults, for a tool that is left open on a wall screen for days and should still ask again monthly.
- */
-export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
-export const SESSION_MAX_MS = 30 * 24 * 3600_000;
+export { SESSION_IDLE_MS, SESSION_MAX_MS } from "../contract/session.ts";
 
 /** How long each one-time link works. */
 export const LINK_LIFETIME_MS = {

@@ -3,6 +3,13 @@ import { AccountEmail, PERMISSIONS, PLANS, ROLES } from "./account.ts";
 import { Timestamp } from "./common.ts";
 
 /**
+ * A dashboard session ends after this long unused (idle) and this long after sign-in whatever its use (absolute):
+ * Grafana's defaults, for a tool that is left open on a wall screen for days and should still ask again monthly.
+ */
+export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
+export const SESSION_MAX_MS = 30 * 24 * 3600_000;
+
+/**
  * A dashboard password: 12 to 128 characters. 12 sits between NIST SP 800-63B's floor with a second factor (8) and
  * without one (15); the KDF is scrypt, so length is what makes a stolen hash expensive. No other composition rule.
  */

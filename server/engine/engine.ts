@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Clock } from "../clock.ts";
+import { SESSION_IDLE_MS, SESSION_MAX_MS } from "../contract/session.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { DnsCache } from "./dns-cache.ts";
@@ -330,9 +331,16 @@ export class Engine {
     this.report(await sweep(this.o.store, this.now()));
   }
 
-  /** Deletes old raw results, and expands the maintenance windows whose occurrences run out soon. */
+  /**
+   * Deletes old raw results and dashboard sessions past their limits, and expands the maintenance windows whose
+   * occurrences run out soon.
+   */
   async prune(): Promise<number> {
     const deleted = await pruneResults(this.o.store, this.now() - this.o.retentionHours * 3_600_000);
+    await this.o.store.sessions.deleteExpiredSessions(
+      new Date(this.now() - SESSION_IDLE_MS),
+      new Date(this.now() - SESSION_MAX_MS),
+    );
     if (deleted > 0) this.o.logger.info({ deleted }, "pruned old check results");
     const { expanded, failed } = await refillMaintenance(this.o.store, this.now());
     if (expanded > 0) this.o.logger.info({ expanded }, "expanded maintenance windows further");

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { Clock } from "../clock.ts";
 import type { PublicStatusPage } from "../contract/status-page.ts";
+import { sessionFrom } from "../http/auth.ts";
 import { header } from "../http/headers.ts";
 import { PROTECTED_HEADERS } from "../http/page-access.ts";
 import type { App } from "../http/route.ts";
@@ -91,6 +92,27 @@ export function hostedPageRoutes(
     }
     const embed = c.req.query("embed") === "1";
     const transparent = c.req.query("transparent") === "1";
+    if (view.visibility === "private") {
+      // A member signed in to the dashboard reads the page here as its visitors would; anyone else is asked to sign
+      // in. Either answer is for this browser only.
+      const member = await sessionFrom(c, store, clock);
+      const html = renderDocument({
+        slug,
+        data: member?.workspaceId === view.workspaceId ? viewData(view) : promptData("private"),
+        at: clock.now().getTime(),
+        base,
+        canonical,
+        script,
+        apiBase: "",
+        locale,
+        embed,
+        transparent,
+        ...(member?.workspaceId === view.workspaceId || embed
+          ? {}
+          : { signIn: `/dashboard/sign-in?next=${encodeURIComponent(here)}` }),
+      });
+      return c.body(html, 200, { ...headers, ...pageHeaders("*"), ...caching, vary: `${caching.vary}, Cookie` });
+    }
     // Not by script: it is read once, so every answer kept names the same one.
     const key = `page|${slug}|${embed}|${transparent}|${canonical}|${base}|${here}`;
     return send(

@@ -48,6 +48,8 @@ export interface PageDocument {
   feedBase?: string;
   /** A Content-Security-Policy meta tag, for static hosts that cannot send the header. */
   cspMeta?: string;
+  /** A private page's way in for members: the dashboard's sign-in, coming back here after. */
+  signIn?: string;
 }
 
 /** What a protected page hands its element instead of its data: only the prompt it needs. */
@@ -104,6 +106,7 @@ main{max-width:56rem;margin:0 auto;padding:1rem}porchlight-status{display:block;
 footer{max-width:56rem;margin:0 auto;padding:0 1rem 2rem;font-size:.875rem;color:light-dark(#59636e,#9198a1)}
 footer a{color:inherit;text-underline-offset:2px}footer a:hover{color:light-dark(#1f2328,#e6edf3)}
 .vh{position:absolute;clip-path:inset(50%);width:1px;height:1px;overflow:hidden}
+.sign-in{text-align:center;margin:1rem 0}.sign-in a{color:light-dark(#0b57d0,#6ca4f8);font-weight:600}
 .logo{margin:0 0 1rem;line-height:0}.logo img{height:48px;width:auto;max-width:100%;object-fit:contain}
 .embed main{max-width:none;padding:0}.transparent body{background:transparent}
 .transparent porchlight-status::part(base){background:transparent;border:0;padding:0}`;
@@ -193,7 +196,10 @@ export function renderDocument(doc: PageDocument): string {
   const heading = logo
     ? `<h1 class="logo"><img src="${e(logo)}" alt="${e(title)}"></h1>`
     : `<h1 class="vh">${e(title)}</h1>`;
-  const content = `<main>${heading}${note}${withData}</main>`;
+  const signIn = doc.signIn
+    ? `<p class="sign-in"><a href="${e(doc.signIn)}">Members: sign in to see this page</a></p>`
+    : "";
+  const content = `<main>${heading}${note}${withData}${signIn}</main>`;
   const body = doc.embed ? content : `${content}<footer>Powered by Porchlight${feeds}</footer>`;
   const lang = e(doc.locale.split("-")[0] || "en");
   return `<!doctype html>\n<html lang="${lang}"${classes ? ` class="${classes}"` : ""}><head>${head.join("")}</head><body>${body}</body></html>\n`;

@@ -232,6 +232,47 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
     await signIn.context.close();
   }, 120_000);
 
+  test("a private page: a member reads it on its address; anyone else is asked to sign in, and comes back", async () => {
+    const made = await owner.page.evaluate(async () => {
+      const session = await (await fetch("/public/v1/session")).json();
+      const headers = { "content-type": "application/json", "x-csrf-token": session.data.csrfToken };
+      const sites = (await (await fetch("/public/v1/sites")).json()).data.sites;
+      const page = await fetch("/public/v1/status-pages", {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name: "Members only", slug: "members-only", visibility: "private" }),
+      });
+      const { data } = await page.json();
+      await fetch(`/public/v1/status-pages/${data.id}/items`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ siteId: sites[0].id }),
+      });
+      return page.status;
+    });
+    expect(made).toBe(201);
+    const items = (page: Page) => page.locator("porchlight-status").locator("[part~=item]");
+    const mine = await owner.context.newPage();
+    await mine.goto(`${origin}/members-only`);
+    await expect.poll(() => items(mine).allInnerTexts()).toEqual([expect.stringContaining("Local API")]);
+    await mine.close();
+
+    const stranger = await open();
+    await stranger.page.goto(`${origin}/members-only`);
+    await expect.poll(() => items(stranger.page).count()).toBe(0);
+    await stranger.page.getByRole("link", { name: "Members: sign in to see this page" }).click();
+    await dashboard(stranger.page).getByLabel("E-mail").fill("owner@example.com");
+    await dashboard(stranger.page).getByLabel("Password").fill(PASSWORD);
+    await dashboard(stranger.page).getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => stranger.page.url()).toBe(`${origin}/members-only/`);
+    await expect.poll(() => items(stranger.page).allInnerTexts()).toEqual([expect.stringContaining("Local API")]);
+    // The one thing the browser reports: the element asked for the page before the sign-in and was told 401.
+    expect(stranger.errors).toEqual([
+      "Failed to load resource: the server responded with a status of 401 (Unauthorized)",
+    ]);
+    await stranger.context.close();
+  }, 60_000);
+
   test("a page is deleted only once its exact name is typed (letter case counts)", async () => {
     const { page } = owner;
     await page.goto(`${origin}/dashboard/pages/${created.pageId}`);

@@ -124,7 +124,9 @@ describeBrowser("the API reference in Chromium", () => {
 
     const res = await page.goto(`${origin}/docs`);
     expect(res?.status()).toBe(200);
-    const listSites = page.locator(".opblock-summary", { hasText: "/public/v1/sites" }).filter({ hasText: "GET" });
+    const listSites = page
+      .locator(".opblock-summary", { has: page.locator(".opblock-summary-path[data-path='/public/v1/sites']") })
+      .filter({ hasText: "GET" });
     // Swagger UI parses a 1.4 MB bundle before it renders: more than expect.poll's one second on a busy machine.
     await expect.poll(() => listSites.count(), { timeout: 15_000 }).toBe(1);
     await expect.poll(() => listSites.innerText()).toContain("List the workspace's sites, newest first");

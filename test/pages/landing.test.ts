@@ -100,7 +100,7 @@ describeStores("GET /: the landing page", (kind) => {
   test("a custom domain's / is still its status page, not the landing page", async () => {
     const page = await createPage("domain-page");
     await api.patch(`/public/v1/status-pages/${page.id}`, { customDomain: "status.acme.test" });
-    const res = await app.request("/status", { headers: { host: "status.acme.test" } });
+    const res = await app.request("/", { headers: { host: "status.acme.test" } });
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toContain("<porchlight-status");
