@@ -12,6 +12,8 @@ const SCREENS: Record<string, () => Promise<unknown>> = {
   pages: () => import("./pages.ts"),
   page: () => import("./page-edit.ts"),
   incidents: () => import("./incidents.ts"),
+  maintenance: () => import("./maintenance.ts"),
+  alerts: () => import("./alerts.ts"),
   account: () => import("./account.ts"),
 };
 
@@ -19,6 +21,8 @@ const NAV: [Route["screen"], string, string][] = [
   ["sites", "Sites", `${BASE}`],
   ["pages", "Status pages", `${BASE}pages`],
   ["incidents", "Incidents", `${BASE}incidents`],
+  ["maintenance", "Maintenance", `${BASE}maintenance`],
+  ["alerts", "Alerts", `${BASE}alerts`],
   ["account", "Account", `${BASE}account`],
 ];
 
@@ -249,6 +253,10 @@ export class PorchlightDashboard extends LitElement {
         return html`<pl-page .me=${me} .pageId=${id}></pl-page>`;
       case "incidents":
         return html`<pl-incidents .me=${me}></pl-incidents>`;
+      case "maintenance":
+        return html`<pl-maintenance .me=${me}></pl-maintenance>`;
+      case "alerts":
+        return html`<pl-alerts .me=${me}></pl-alerts>`;
       case "account":
         return html`<pl-account .me=${me}></pl-account>`;
       default:

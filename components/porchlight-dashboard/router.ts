@@ -7,6 +7,8 @@ export type Screen =
   | "pages"
   | "page"
   | "incidents"
+  | "maintenance"
+  | "alerts"
   | "account"
   | "sign-in"
   | "setup"
@@ -20,7 +22,18 @@ export interface Route {
   id: string;
 }
 
-const SIMPLE: Screen[] = ["pages", "incidents", "account", "sign-in", "setup", "reset", "join", "forgot"];
+const SIMPLE: Screen[] = [
+  "pages",
+  "incidents",
+  "maintenance",
+  "alerts",
+  "account",
+  "sign-in",
+  "setup",
+  "reset",
+  "join",
+  "forgot",
+];
 
 export function routeOf(location: Pick<Location, "pathname">): Route {
   const rest = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : "";
