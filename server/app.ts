@@ -265,7 +265,11 @@ export function createApp({
   }
 
   anonPages(app, { store, clock });
-  dashboardRoutes(app, dashboardDir);
+  dashboardRoutes(app, {
+    dir: dashboardDir,
+    publicUrl: config.publicUrl,
+    isCustomDomain: async (host) => (await store.views.slugForDomain(host)) !== undefined,
+  });
   // A reserved slug (status), so before the hosted pages' /:slug.
   landingRoute(app, landing);
 

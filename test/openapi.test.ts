@@ -347,7 +347,7 @@ describe("the headers documented are the headers sent", () => {
     const right = { "x-status-page-password": PASSWORD };
     const page = await expectDocumented(limited, "GET", template, locked, 200, right);
     expect(page.headers.get("cache-control")).toBe("private, no-store");
-    expect(page.headers.get("vary")).toBe("Authorization, X-Status-Page-Password");
+    expect(page.headers.get("vary")).toBe("Authorization, Cookie, X-Status-Page-Password");
     // Both values are the ones the document names.
     expect(doc.components.headers.StatusPageVary.schema.enum).toEqual([
       open.headers.get("vary"),

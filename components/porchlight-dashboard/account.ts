@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { ApiProblem, api, problemText } from "./api.ts";
+import { ApiProblem, api, problemText, setCsrf } from "./api.ts";
 import { ago, dateTime } from "./format.ts";
 import { BASE, navigate } from "./router.ts";
 import { shared } from "./styles.ts";
@@ -161,10 +161,12 @@ export class PlAccount extends LitElement {
     const form = event.target as HTMLFormElement;
     const data = new FormData(form);
     await this.#act(async () => {
-      await api("POST", "/public/v1/me/password", {
+      const { data: session } = await api<{ csrfToken?: string }>("POST", "/public/v1/me/password", {
         currentPassword: String(data.get("current")),
         password: String(data.get("password")),
       });
+      // Every session ended; this browser has a new one, with a new CSRF token.
+      if (session.csrfToken) setCsrf(session.csrfToken);
       form.reset();
     }, "Password changed; other browsers are signed out");
   }

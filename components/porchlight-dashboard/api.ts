@@ -44,7 +44,7 @@ export async function api<T>(
   method: string,
   path: string,
   body?: unknown,
-  options: { etag?: string | null; signal?: AbortSignal } = {},
+  options: { etag?: string | null; signal?: AbortSignal; retried?: boolean } = {},
 ): Promise<Reply<T>> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -61,6 +61,14 @@ export async function api<T>(
   if (res.status === 304) return { data: undefined as T, etag, notModified: true };
   if (res.status === 204) return { data: undefined as T, etag, notModified: false };
   const json = await res.json().catch(() => null);
+  if (res.status === 403 && json?.error === "csrf_failed" && !options.retried) {
+    // The session changed under this tab (signed in again elsewhere, a password change): take its token, once.
+    const session = await fetch("/public/v1/session", { credentials: "same-origin" }).then((r) => r.json());
+    if (session?.data?.csrfToken) {
+      csrfToken = session.data.csrfToken;
+      return api<T>(method, path, body, { ...options, retried: true });
+    }
+  }
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith("/public/v1/session") && !path.includes("account-links")) onSignedOut();
     throw new ApiProblem(

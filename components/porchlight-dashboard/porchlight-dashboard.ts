@@ -186,8 +186,10 @@ export class PorchlightDashboard extends LitElement {
   readonly #onSession = (event: CustomEvent<SessionInfo>) => {
     this.#signedIn(event.detail);
     const next = new URLSearchParams(location.search).get("next");
-    // Only a path of this server: never another origin (an open redirect would carry a signed-in visitor away).
-    if (next?.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\")) location.assign(next);
+    // Only an address of this origin, as the browser resolves it (tabs and newlines stripped, backslashes read as
+    // slashes): never another origin, which would carry a freshly signed-in member away (an open redirect).
+    const target = next ? new URL(next, location.origin) : null;
+    if (target && target.origin === location.origin) location.assign(target.pathname + target.search + target.hash);
     else navigate(BASE);
   };
 
@@ -205,7 +207,7 @@ export class PorchlightDashboard extends LitElement {
     const linkScreen = ["setup", "reset", "join", "forgot", "sign-in"].includes(this.route.screen);
     if (!this.me || linkScreen) {
       return html`<main>
-        <pl-sign-in .mode=${this.route.screen} @pl-session=${this.#onSession}></pl-sign-in>
+        <pl-sign-in .mode=${linkScreen ? this.route.screen : "sign-in"} @pl-session=${this.#onSession}></pl-sign-in>
       </main>`;
     }
     return html`

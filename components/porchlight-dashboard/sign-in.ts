@@ -131,6 +131,7 @@ export class PlSignIn extends LitElement {
         const { data } = await api<SessionInfo>("POST", "/public/v1/account-links/use", {
           token: this.#token,
           password: value("password"),
+          ...(this.askTotp ? { totp: value("totp") } : {}),
         });
         history.replaceState(null, "", BASE);
         this.#done(data);
@@ -190,6 +191,15 @@ export class PlSignIn extends LitElement {
     };
   }
 
+  #totpField(): TemplateResult {
+    return this.#field(
+      "totp",
+      "Authenticator code",
+      html`<input id="totp" name="totp" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" required autocomplete="one-time-code" />`,
+      "The 6 digits your authenticator app shows for Porchlight",
+    );
+  }
+
   override render(): TemplateResult {
     const title =
       {
@@ -243,22 +253,14 @@ export class PlSignIn extends LitElement {
         <input type="email" name="username" autocomplete="username" .value=${this.link.email} hidden />
         ${this.#password("password", "New password", "new-password", "At least 12 characters. A few unrelated words are easy to remember.")}
         ${this.#password("confirm", "Repeat the password", "new-password")}
+        ${this.askTotp ? this.#totpField() : nothing}
         <button class="primary" ?disabled=${this.busy}>${this.link.kind === "invite" ? "Join" : "Save and sign in"}</button>
       </form>`;
     }
     return html`<form @submit=${this.#submit}>
       ${this.#field("email", "E-mail", html`<input id="email" name="email" type="email" required autocomplete="username" />`)}
       ${this.#password("password", "Password", "current-password")}
-      ${
-        this.askTotp
-          ? this.#field(
-              "totp",
-              "Authenticator code",
-              html`<input id="totp" name="totp" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" required autocomplete="one-time-code" />`,
-              "The 6 digits your authenticator app shows for Porchlight",
-            )
-          : nothing
-      }
+      ${this.askTotp ? this.#totpField() : nothing}
       <button class="primary" ?disabled=${this.busy}>Sign in</button>
     </form>`;
   }

@@ -8,6 +8,17 @@ import { POLL_MS } from "./sites.ts";
 import { shared } from "./styles.ts";
 import type { MeInfo, SiteDetail } from "./types.ts";
 
+interface SiteIncident {
+  id: number;
+  pageId: number;
+  pageName: string;
+  title: string;
+  status: string;
+  automatic: boolean;
+  startedAt: string;
+  resolvedAt: string | null;
+}
+
 interface RecentCheck {
   at: string;
   region: string;
@@ -116,6 +127,7 @@ export class PlSite extends LitElement {
     siteId: { attribute: false },
     site: { state: true },
     checks: { state: true },
+    incidents: { state: true },
     span: { state: true },
     error: { state: true },
   };
@@ -124,6 +136,7 @@ export class PlSite extends LitElement {
   declare siteId: string;
   declare site: SiteDetail | null;
   declare checks: RecentCheck[] | null;
+  declare incidents: SiteIncident[];
   declare span: Span;
   declare error: string;
 
@@ -135,30 +148,39 @@ export class PlSite extends LitElement {
     super();
     this.site = null;
     this.checks = null;
+    this.incidents = [];
     this.span = "24h";
     this.error = "";
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
+    document.addEventListener("visibilitychange", this.#onVisibility);
     void this.#load();
   }
 
   override disconnectedCallback(): void {
+    document.removeEventListener("visibilitychange", this.#onVisibility);
     clearTimeout(this.#timer);
     this.#plot?.destroy();
     super.disconnectedCallback();
   }
 
+  readonly #onVisibility = () => {
+    if (!document.hidden) void this.#load();
+  };
+
   async #load(): Promise<void> {
     clearTimeout(this.#timer);
     try {
-      const [detail, checks] = await Promise.all([
+      const [detail, checks, incidents] = await Promise.all([
         api<SiteDetail>("GET", `/public/v1/site/${encodeURIComponent(this.siteId)}?statDays=90`, undefined, {
           etag: this.#etag,
         }),
         api<RecentCheck[]>("GET", `/public/v1/site/${encodeURIComponent(this.siteId)}/checks?hours=24`),
+        api<SiteIncident[]>("GET", `/public/v1/site/${encodeURIComponent(this.siteId)}/incidents`),
       ]);
+      this.incidents = incidents.data;
       if (!detail.notModified) {
         this.site = detail.data;
         this.#etag = detail.etag;
@@ -168,7 +190,8 @@ export class PlSite extends LitElement {
     } catch (error) {
       this.error = problemText(error);
     }
-    if (!document.hidden) this.#timer = setTimeout(() => void this.#load(), POLL_MS * 2);
+    // Not once the screen is gone (a load may end after it was left), nor while the tab is hidden (it comes back).
+    if (this.isConnected && !document.hidden) this.#timer = setTimeout(() => void this.#load(), POLL_MS * 2);
   }
 
   protected override updated(changed: PropertyValues): void {
@@ -287,6 +310,9 @@ export class PlSite extends LitElement {
           </ul>`
       }
 
+      <h2>Incidents</h2>
+      ${this.#incidents()}
+
       <h2>Recent checks</h2>
       ${this.#recent()}
     `;
@@ -303,6 +329,18 @@ export class PlSite extends LitElement {
       return html`<span class=${look} title=${label}></span>`;
     });
     return html`<div class="bars" role="img" aria-label="Daily uptime over the last 90 days">${cells}</div>`;
+  }
+
+  #incidents(): TemplateResult {
+    if (this.incidents.length === 0) return html`<p class="muted">No incident.</p>`;
+    return html`<ul>
+      ${this.incidents.map(
+        (i) => html`<li>
+          <strong>${i.title}</strong> <span class="chip ${i.resolvedAt ? "up" : "warn"}">${i.status}</span>
+          <span class="muted">on ${i.pageName} · ${dateTime(i.startedAt)}${i.resolvedAt ? ` to ${dateTime(i.resolvedAt)}` : ""}${i.automatic ? " · opened by the engine" : ""}</span>
+        </li>`,
+      )}
+    </ul>`;
   }
 
   #recent(): TemplateResult {

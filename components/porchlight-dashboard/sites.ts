@@ -194,7 +194,7 @@ export class PlSites extends LitElement {
       if ((error as Error).name === "AbortError") return;
       this.error = problemText(error);
     }
-    if (!document.hidden) this.#timer = setTimeout(() => void this.#poll(), POLL_MS);
+    if (this.isConnected && !document.hidden) this.#timer = setTimeout(() => void this.#poll(), POLL_MS);
   }
 
   #refresh(): void {

@@ -9,8 +9,18 @@ export const LINK_LIFETIME_MS = {
   reset: 3600_000,
 } as const;
 
-/** The session cookie: HttpOnly, SameSite=Lax, Path=/, Secure when served over HTTPS. */
+/**
+ * The session cookie: HttpOnly, SameSite=Lax, Path=/. Over HTTPS it is also Secure and named with the `__Host-`
+ * prefix, which browsers accept only from this very host, Secure, with Path=/ and no Domain: a sibling subdomain
+ * cannot plant or shadow it.
+ */
 export const SESSION_COOKIE = "porchlight_session";
+export const SECURE_SESSION_COOKIE = "__Host-porchlight_session";
+
+/** The cookie's name over HTTPS (`secure`) or plain HTTP. */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
 
 /** The dashboard's address for a one-time link; the secret goes after `#`, so no server log or Referer carries it. */
 export function linkUrl(publicUrl: string, kind: "setup" | "reset" | "invite", token: string): string {

@@ -26,6 +26,7 @@ import { route } from "../http/route.ts";
 import type { Logger } from "../log.ts";
 import type { TokenRow } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
+import { sessionOnly } from "./session.ts";
 
 export interface MemberDeps {
   store: Store;
@@ -251,13 +252,15 @@ export function memberRoutes({ store, clock, publicUrl, mailer, logger }: Member
       path: "/public/v1/tokens",
       operationId: "createToken",
       summary: "Create an API token for the caller",
-      description: "The token acts as its member, with the member's role. This answer is the only one that shows it.",
+      description:
+        "The token acts as its member, with the member's role. This answer is the only one that shows it. Only with a dashboard session (an API token cannot make more tokens: 403; the CLI's `porchlight token create` can).",
       tag: "Members",
       access: "token",
       body: ApiTokenCreate,
       response: { status: 201, description: "Created", schema: Envelope(NewApiToken) },
       errors: [400, 401, 403],
       handler: async ({ body, principal }) => {
+        sessionOnly(principal, "Creating an API token");
         const token = generateToken();
         const now = clock.now().toISOString();
         const id = await store.accounts.createToken(principal.userId, body.name, hashToken(token), now);

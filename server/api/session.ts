@@ -16,9 +16,11 @@ import {
   looksLikeSecret,
   newSecret,
   newTotpSecret,
+  SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
   SESSION_MAX_MS,
   secretHash,
+  sessionCookieName,
   totpMatches,
   totpUri,
 } from "../accounts/sign-in.ts";
@@ -46,6 +48,7 @@ import { enforceLimit, type Limiter, type LimitRule, rateLimited } from "../http
 import { route } from "../http/route.ts";
 import type { Logger } from "../log.ts";
 import type { Principal } from "../store/accounts.ts";
+import { isUniqueViolation } from "../store/connection.ts";
 import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 
@@ -64,12 +67,15 @@ export const SIGN_IN_LIMITS = {
   account: { name: "sign-in-account", points: 10, windowSeconds: 900 },
   client: { name: "sign-in-client", points: 30, windowSeconds: 900 },
 } satisfies Record<string, LimitRule>;
+/** One-time links tried that name nothing, per client in 15 minutes (a right one gives its point back). */
+const LINK_LIMIT: LimitRule = { name: "account-link-client", points: 20, windowSeconds: 900 };
 /** Reset e-mails: per address and per client, in an hour. */
 const RESET_LIMITS = {
   account: { name: "reset-account", points: 3, windowSeconds: 3600 },
   client: { name: "reset-client", points: 10, windowSeconds: 3600 },
 } satisfies Record<string, LimitRule>;
 
+const taken = () => conflict("email", "already belongs to a member of a workspace");
 const invalidCredentials = () => new ApiError(401, "invalid_credentials", "The e-mail address or password is wrong");
 const linkGone = () =>
   new ApiError(404, "not_found", "This link is unknown, used or expired: ask for a new one (Forgot password)");
@@ -87,8 +93,26 @@ export function meOf(principal: Principal, totpEnabled: boolean): z.input<typeof
   };
 }
 
+/** What a leaked API token must not do to its member's account: only a signed-in browser (or the CLI) may. */
+export function sessionOnly(principal: Principal, what: string): void {
+  if (!("sessionId" in principal)) {
+    throw new ApiError(403, "forbidden", `${what} needs a dashboard session: an API token cannot do it`);
+  }
+}
+
 export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, logger }: SessionDeps) {
   const secure = config.publicUrl.startsWith("https:");
+  const isSecure = (c: Context) => secure || new URL(c.req.url).protocol === "https:";
+  /**
+   * Sign-in happens on the server's own address, never on a page's custom domain: a cookie set there would belong to
+   * a host the page's owner controls.
+   */
+  const ownHost = async (c: Context) => {
+    const host = (c.req.header("host") ?? "").toLowerCase().replace(/:\d+$/, "");
+    if (host && host !== new URL(config.publicUrl).hostname && (await store.views.slugForDomain(host))) {
+      throw new ApiError(403, "forbidden", `Sign in at ${config.publicUrl}/dashboard/, not on a status page's domain`);
+    }
+  };
   let dummy: Promise<string> | undefined;
   /** A hash to verify against when there is none, so an unknown address costs what a known one does. */
   const dummyHash = () => {
@@ -103,11 +127,11 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
     const csrf = newSecret();
     const now = clock.now();
     await store.sessions.createSession(userId, secretHash(secret), csrf, now.toISOString(), trx);
-    setCookie(c, SESSION_COOKIE, secret, {
+    setCookie(c, sessionCookieName(isSecure(c)), secret, {
       httpOnly: true,
       sameSite: "Lax",
       path: "/",
-      secure: secure || new URL(c.req.url).protocol === "https:",
+      secure: isSecure(c),
       maxAge: SESSION_MAX_MS / 1000,
     });
     return { csrf, expiresAt: new Date(now.getTime() + SESSION_MAX_MS).toISOString() };
@@ -192,6 +216,7 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       errorHeaders: { 429: ["Retry-After"] },
       handler: async ({ body, c }) => {
         checkSameOrigin(c, config.publicUrl);
+        await ownHost(c);
         const email = body.email.trim().toLowerCase();
         const attempt = await countAttempt(c, email);
         if (attempt.refused) throw rateLimited(attempt.refused);
@@ -227,9 +252,9 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       errors: [403],
       handler: async ({ c }) => {
         checkSameOrigin(c, config.publicUrl);
-        const cookie = getCookie(c, SESSION_COOKIE);
+        const cookie = getCookie(c, SECURE_SESSION_COOKIE) ?? getCookie(c, SESSION_COOKIE);
         if (looksLikeSecret(cookie)) await store.sessions.deleteSession(secretHash(cookie));
-        deleteCookie(c, SESSION_COOKIE, { path: "/", secure: secure || new URL(c.req.url).protocol === "https:" });
+        deleteCookie(c, sessionCookieName(isSecure(c)), { path: "/", secure: isSecure(c) });
         return c.body(null, 204);
       },
     }),
@@ -249,7 +274,7 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       errors: [401, 403],
       handler: async ({ principal, c }) => {
         const ended = await store.sessions.deleteSessions(principal.userId);
-        if (isSession(principal)) deleteCookie(c, SESSION_COOKIE, { path: "/" });
+        if (isSession(principal)) deleteCookie(c, sessionCookieName(isSecure(c)), { path: "/", secure: isSecure(c) });
         return envelope(200, "Signed out everywhere", { ended });
       },
     }),
@@ -297,14 +322,37 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       operationId: "useAccountLink",
       summary: "Set a password with a one-time link, and sign in",
       description:
-        "With a setup or reset link, sets the member's password and signs every other session out; with an invitation, creates the member with the invited role. Then starts a session, as sign-in does. The link works once.",
+        "With a setup or reset link, sets the member's password and signs every other session out; with an invitation, creates the member with the invited role. Then starts a session, as sign-in does. The link works once. A reset link of a member with TOTP on also needs `totp`, the authenticator's current code (401 totp_required without it): a mailbox alone does not get past the second factor. Links that name nothing count against 20 per client in 15 minutes; beyond, 429.",
       tag: "Account",
       access: "none",
+      rateLimit: "attempts",
       body: SetPassword,
       response: { status: 200, description: "Password set, signed in", schema: Envelope(Session) },
-      errors: [400, 403, 404, 409],
+      errors: [400, 401, 403, 404, 409],
+      errorHeaders: { 429: ["Retry-After"] },
       handler: async ({ body, c }) => {
         checkSameOrigin(c, config.publicUrl);
+        await ownHost(c);
+        // The link first, the password's hash after: a made-up token costs a lookup, never a hash.
+        const counted = await limiter.consume(LINK_LIMIT, clientOf(c));
+        if (!counted.allowed) throw rateLimited(counted);
+        const link = await store.sessions.peekLink(secretHash(body.token), clock.now().toISOString());
+        if (!link) throw linkGone();
+        await limiter.refund(LINK_LIMIT, clientOf(c));
+        if (link.kind === "reset" && link.userId) {
+          const totp = openTotp((await store.sessions.credentialsById(link.userId))?.totpSecret ?? null);
+          if (totp !== null) {
+            if (body.totp === undefined) {
+              throw new ApiError(401, "totp_required", "Enter the 6-digit code of your authenticator app");
+            }
+            const attempt = await countAttempt(c, link.email);
+            if (attempt.refused) throw rateLimited(attempt.refused);
+            if (!totpMatches(totp, body.totp, clock.now())) {
+              throw new ApiError(401, "invalid_credentials", "The authenticator code is wrong or has expired");
+            }
+            await attempt.refund();
+          }
+        }
         const passwordHash = await hashPassword(body.password);
         const now = clock.now().toISOString();
         let session: { csrf: string; expiresAt: string } | undefined;
@@ -315,14 +363,19 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
           async (link, trx) => {
             let id = link.userId;
             if (link.kind === "invite") {
-              if (await store.sessions.emailTaken(link.email, trx))
-                throw conflict("email", "already belongs to a member of a workspace");
-              const created = await store.accounts.createUser(
-                { email: link.email, workspaceId: link.workspaceId, role: link.role ?? "viewer" },
-                now,
-                trx,
-              );
-              id = created.id;
+              if (await store.sessions.emailTaken(link.email, trx)) throw taken();
+              try {
+                const created = await store.accounts.createUser(
+                  { email: link.email, workspaceId: link.workspaceId, role: link.role ?? "viewer" },
+                  now,
+                  trx,
+                );
+                id = created.id;
+              } catch (error) {
+                // Two invitations to one address accepted at the same moment: the second finds it taken.
+                if (isUniqueViolation(error)) throw taken();
+                throw error;
+              }
             }
             if (id === null) return null;
             await store.sessions.setPassword(id, passwordHash, now, trx);
@@ -359,8 +412,10 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
         await enforceLimit(c, limiter, RESET_LIMITS.client, clientOf(c));
         const perAddress = await limiter.consume(RESET_LIMITS.account, secretHash(email));
         if (!perAddress.allowed) throw rateLimited(perAddress);
-        const user = await store.sessions.credentials(email);
-        if (user) {
+        // Everything about the address happens after the answer: its time must not tell a member's from another.
+        void (async () => {
+          const user = await store.sessions.credentials(email);
+          if (!user) return;
           const token = newSecret();
           const now = clock.now();
           await store.sessions.expireLinks(user.workspaceId, "reset", email, now.toISOString());
@@ -376,11 +431,8 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
             },
             now.toISOString(),
           );
-          // Sent after answering: the time of the answer must not tell a member's address from another.
-          void mailer
-            .send({ to: email, ...resetEmail(linkUrl(config.publicUrl, "reset", token)) })
-            .catch((err: unknown) => logger.warn({ err: (err as Error).message }, "password reset e-mail failed"));
-        }
+          await mailer.send({ to: email, ...resetEmail(linkUrl(config.publicUrl, "reset", token)) });
+        })().catch((err: unknown) => logger.warn({ err: (err as Error).message }, "password reset e-mail failed"));
         return envelope(202, "If the address is a member's, a reset link is on its way", {});
       },
     }),
@@ -418,12 +470,13 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       operationId: "startTotp",
       summary: "Start turning on a TOTP second factor",
       description:
-        "A new secret for an authenticator app, and a sealed copy to send back with its first code (POST /public/v1/me/totp). Nothing changes until then.",
+        "A new secret for an authenticator app, and a sealed copy to send back with its first code (POST /public/v1/me/totp). Nothing changes until then. Only with a dashboard session (an API token gets 403).",
       tag: "Account",
       access: "token",
       response: { status: 200, description: "A new secret", schema: Envelope(TotpSetup) },
       errors: [401, 403],
       handler: async ({ principal }) => {
+        sessionOnly(principal, "Setting up a second factor");
         const secret = newTotpSecret();
         const sealed = secrets.seal(`${principal.userId}:${secret}`);
         return envelope(200, "Scan the code, then send its first 6 digits", {
@@ -444,8 +497,15 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       access: "token",
       body: TotpEnable,
       response: { status: 200, description: "On", schema: Envelope(Me) },
-      errors: [400, 401, 403],
+      errors: [400, 401, 403, 409],
       handler: async ({ body, principal }) => {
+        sessionOnly(principal, "Turning the second factor on");
+        if ((await store.sessions.credentialsById(principal.userId))?.totpSecret) {
+          throw conflict(
+            "code",
+            "the second factor is on already: turn it off (with a code) before setting up another",
+          );
+        }
         let secret: string | undefined;
         try {
           const [owner, value] = secrets.open(body.sealed).split(":");
@@ -471,13 +531,14 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       path: "/public/v1/me/totp/disable",
       operationId: "disableTotp",
       summary: "Turn the TOTP second factor off",
-      description: "With a current code from the app.",
+      description: "With a current code from the app. Only with a dashboard session (an API token gets 403).",
       tag: "Account",
       access: "token",
       body: TotpDisable,
       response: { status: 200, description: "Off", schema: Envelope(Me) },
       errors: [400, 401, 403],
       handler: async ({ body, principal }) => {
+        sessionOnly(principal, "Turning the second factor off");
         const user = await store.sessions.credentialsById(principal.userId);
         const secret = openTotp(user?.totpSecret ?? null);
         if (secret === null) return envelope(200, "Second factor off", meOf(principal, false));

@@ -120,6 +120,19 @@ export const RecentCheck = z
   })
   .meta({ id: "RecentCheck" });
 
+export const SiteIncident = z
+  .object({
+    id: z.int(),
+    pageId: z.int(),
+    pageName: z.string(),
+    title: z.string(),
+    status: z.enum(["investigating", "identified", "monitoring", "resolved"]),
+    automatic: z.boolean().meta({ description: "Opened by the engine (true) or by a member" }),
+    startedAt: Timestamp,
+    resolvedAt: Timestamp.nullable(),
+  })
+  .meta({ id: "SiteIncident" });
+
 /** Days of history in the overview: the dashboard's uptime column and sparkline. */
 export const OVERVIEW_DAYS = 30;
 
@@ -254,6 +267,39 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
             statusCode: r.status_code,
             responseMs: r.response_ms,
             error: r.error,
+          })),
+        );
+      },
+    }),
+    route({
+      method: "get",
+      path: "/public/v1/site/{siteId}/incidents",
+      operationId: "listSiteIncidents",
+      summary: "A site's incidents on the workspace's pages, newest first",
+      description:
+        "The automatic incidents about the site and those a member opened naming one of its items, on every page of the workspace, at most 50. An incident on two pages is listed once per page.",
+      tag: "Sites",
+      access: "token",
+      permission: "sites:read",
+      params: SiteParams,
+      response: { status: 200, description: "Incidents", schema: Envelope(z.array(SiteIncident)) },
+      errors: [401, 403, 404],
+      async handler({ params, principal: p }) {
+        const site = await store.sites.get(p.workspaceId, params.siteId);
+        if (!site) throw notFound("Site");
+        const rows = await store.incidents.forSite(p.workspaceId, site.id, 50);
+        return envelope(
+          200,
+          "Incidents",
+          rows.map((r) => ({
+            id: r.id,
+            pageId: r.page_id,
+            pageName: r.page_name,
+            title: r.title,
+            status: r.status as "investigating",
+            automatic: r.source === "automatic",
+            startedAt: r.started_at,
+            resolvedAt: r.resolved_at,
           })),
         );
       },

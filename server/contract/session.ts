@@ -68,7 +68,13 @@ export const Session = z
   })
   .meta({ id: "Session" });
 
-export const SetPassword = z.strictObject({ token: LinkToken, password: NewPassword }).meta({ id: "SetPasswordInput" });
+export const SetPassword = z
+  .strictObject({
+    token: LinkToken,
+    password: NewPassword,
+    totp: TotpCode.optional().meta({ description: "With a reset link, when the member's second factor is on" }),
+  })
+  .meta({ id: "SetPasswordInput" });
 
 export const ChangePassword = z
   .strictObject({

@@ -134,33 +134,36 @@ const imageField = (what: string) =>
       description: `The page's ${what}: an https:// address the owner set, or a path on this server (/assets/<sha-256>.<ext>) for an image uploaded with PUT /public/v1/status-pages/{id}/${what}; null without one.`,
     });
 
+const ThemeMode = z.enum(["auto", "light", "dark"]);
+const AccentColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a #rrggbb colour");
+
 export const Theme = z
-  .strictObject({
-    mode: z.enum(["auto", "light", "dark"]).default("auto"),
-    accentColor: z
-      .string()
-      .regex(/^#[0-9a-fA-F]{6}$/, "must be a #rrggbb colour")
-      .default("#2563eb"),
-  })
+  .strictObject({ mode: ThemeMode.default("auto"), accentColor: AccentColor.default("#2563eb") })
   .meta({ id: "Theme" });
+/** A PATCH's theme: only the fields sent change (no defaults, which would reset the others). */
+export const ThemePatch = z.strictObject({ mode: ThemeMode.optional(), accentColor: AccentColor.optional() });
 export type Theme = z.infer<typeof Theme>;
 
 /** The most days of history a page shows (and the build reads). */
 export const MAX_HISTORY_DAYS = 90;
 
+const HistoryDays = z.int().min(1).max(MAX_HISTORY_DAYS).meta({ description: "Days of uptime history shown per item" });
+
 export const DisplayOptions = z
   .strictObject({
-    historyDays: z
-      .int()
-      .min(1)
-      .max(MAX_HISTORY_DAYS)
-      .default(MAX_HISTORY_DAYS)
-      .meta({ description: "Days of uptime history shown per item" }),
+    historyDays: HistoryDays.default(MAX_HISTORY_DAYS),
     showUptime: z.boolean().default(true),
     showResponseTime: z.boolean().default(true),
     showIncidents: z.boolean().default(true),
   })
   .meta({ id: "DisplayOptions" });
+/** A PATCH's display options: only the fields sent change. */
+export const DisplayOptionsPatch = z.strictObject({
+  historyDays: HistoryDays.optional(),
+  showUptime: z.boolean().optional(),
+  showResponseTime: z.boolean().optional(),
+  showIncidents: z.boolean().optional(),
+});
 export type DisplayOptions = z.infer<typeof DisplayOptions>;
 
 export const DEFAULT_THEME: Theme = Theme.parse({});
@@ -205,8 +208,8 @@ export const StatusPagePatch = z
     description: z.string().max(2000).optional(),
     visibility: VisibilityInput.optional(),
     password: PagePassword.optional(),
-    theme: Theme.partial().optional(),
-    display: DisplayOptions.partial().optional(),
+    theme: ThemePatch.optional(),
+    display: DisplayOptionsPatch.optional(),
     customDomain: CustomDomain.nullable().optional(),
     logo: ImageRef.nullable().optional().meta({
       description:

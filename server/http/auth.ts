@@ -3,6 +3,7 @@ import { getCookie } from "hono/cookie";
 import { hashToken, looksLikeToken } from "../accounts/secrets.ts";
 import {
   looksLikeSecret,
+  SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
   SESSION_IDLE_MS,
   SESSION_MAX_MS,
@@ -32,7 +33,7 @@ interface AuthStore {
 
 /** The principal of the request's dashboard session cookie, or null (none, unknown, or past either limit). */
 export async function sessionFrom(c: Context, store: AuthStore, clock: Clock): Promise<SessionPrincipal | null> {
-  const cookie = getCookie(c, SESSION_COOKIE);
+  const cookie = getCookie(c, SECURE_SESSION_COOKIE) ?? getCookie(c, SESSION_COOKIE);
   if (!looksLikeSecret(cookie)) return null;
   const now = clock.now();
   return store.sessions.session(

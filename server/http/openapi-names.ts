@@ -19,7 +19,7 @@ export const TAGS = {
   Maintenance:
     "Maintenance windows on sites, once or recurring (an RFC 5545 RRULE in a time zone). While one is under way, checks still run and are recorded, alerts wait for its end, no automatic incident opens, its time and checks stay out of uptime and downtime, and status pages show the items as under maintenance.",
   "Public status pages":
-    "What a status page's visitors read, by slug, with no workspace token: the page, its items and its incidents. Public pages are cacheable and revalidate with ETag; password pages take X-Status-Page-Password; private pages take a member's token. CORS is open to any origin, without credentials.",
+    "What a status page's visitors read, by slug, with no workspace token: the page, its items and its incidents. Public pages are cacheable and revalidate with ETag; password pages take X-Status-Page-Password; private pages take a member's token or dashboard session cookie. CORS is open to any origin, without credentials.",
   "Anonymous utilities":
     "A domain snapshot and a 24-hour report by e-mail, for anyone: no credentials, limited per client (an IPv4 address or an IPv6 /64). CORS is open to any origin.",
   Account:
@@ -88,8 +88,8 @@ export const HEADERS = {
   StatusPageVary: {
     header: "Vary",
     description:
-      "Accept-Encoding on a public page's answers (sent br or gzip as asked). Authorization, X-Status-Page-Password on every answer of a password or private page, refusals (401, 429) included: they depend on the credentials sent, and are never stored.",
-    schema: { type: "string", enum: ["Accept-Encoding", "Authorization, X-Status-Page-Password"] },
+      "Accept-Encoding on a public page's answers (sent br or gzip as asked). Authorization, Cookie, X-Status-Page-Password on every answer of a password or private page, refusals (401, 429) included: they depend on the credentials sent, and are never stored.",
+    schema: { type: "string", enum: ["Accept-Encoding", "Authorization, Cookie, X-Status-Page-Password"] },
   },
   BadgeCacheControl: {
     header: "Cache-Control",

@@ -32,7 +32,7 @@ const REMEMBERED_REFUSALS = 10_000;
  */
 export const PROTECTED_HEADERS = {
   "Cache-Control": "private, no-store",
-  Vary: "Authorization, X-Status-Page-Password",
+  Vary: "Authorization, Cookie, X-Status-Page-Password",
 } as const;
 
 /** Checks a candidate password against a stored hash. */

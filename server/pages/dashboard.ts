@@ -61,8 +61,21 @@ function load(dir: string): Map<string, File> {
  * application's page (revalidated each time), which routes in the browser. Register it before the hosted pages,
  * whose slugs would otherwise take /dashboard.
  */
-export function dashboardRoutes(app: App, dir: string = DASHBOARD_DIR): void {
+export function dashboardRoutes(
+  app: App,
+  {
+    dir = DASHBOARD_DIR,
+    publicUrl,
+    isCustomDomain,
+  }: { dir?: string | undefined; publicUrl: string; isCustomDomain: (host: string) => Promise<boolean> },
+): void {
   const files = load(dir);
+  const own = new URL(publicUrl).hostname;
+  /** A page's custom domain is its owner's host: the dashboard (and its cookie) stay on the server's own address. */
+  const elsewhere = async (c: Context) => {
+    const host = (header(c, "host") ?? "").toLowerCase().replace(/:\d+$/, "");
+    return host !== "" && host !== own && (await isCustomDomain(host));
+  };
   const send = (c: Context, file: File, headers: Record<string, string>) => {
     const all: Record<string, string> = { ...headers, etag: file.etag, vary: "Accept-Encoding" };
     if (matchesEtag(header(c, "if-none-match"), file.etag)) return c.body(null, 304, all);
@@ -73,7 +86,8 @@ export function dashboardRoutes(app: App, dir: string = DASHBOARD_DIR): void {
     if (c.req.method === "HEAD") return c.body(null, 200, all);
     return c.body(body, 200, all);
   };
-  const page = (c: Context) => {
+  const page = async (c: Context) => {
+    if (await elsewhere(c)) return c.redirect(`${publicUrl}${c.req.path}`, 302);
     const index = files.get("index.html");
     if (!index) throw new ApiError(404, "not_found", "The dashboard is not built: run npm run build");
     return send(c, index, DOCUMENT_HEADERS);

@@ -94,7 +94,8 @@ export function hostedPageRoutes(
     const transparent = c.req.query("transparent") === "1";
     if (view.visibility === "private") {
       // A member signed in to the dashboard reads the page here as its visitors would; anyone else is asked to sign
-      // in. Either answer is for this browser only.
+      // in, on the server's own address (never on a custom domain, whose host the page's owner controls), and comes
+      // back to the page there. Either answer is for this browser only.
       const member = await sessionFrom(c, store, clock);
       const html = renderDocument({
         slug,
@@ -109,9 +110,9 @@ export function hostedPageRoutes(
         transparent,
         ...(member?.workspaceId === view.workspaceId || embed
           ? {}
-          : { signIn: `/dashboard/sign-in?next=${encodeURIComponent(here)}` }),
+          : { signIn: `${publicUrl}/dashboard/sign-in?next=${encodeURIComponent(`/${slug}/`)}` }),
       });
-      return c.body(html, 200, { ...headers, ...pageHeaders("*"), ...caching, vary: `${caching.vary}, Cookie` });
+      return c.body(html, 200, { ...headers, ...pageHeaders("*"), ...caching });
     }
     // Not by script: it is read once, so every answer kept names the same one.
     const key = `page|${slug}|${embed}|${transparent}|${canonical}|${base}|${here}`;

@@ -45,6 +45,45 @@ export class IncidentQueries extends Queries {
     return { incidents, updates: await this.updatesOf(ids), links: await this.linksOf(ids) };
   }
 
+  /**
+   * A site's incidents across its workspace's pages, newest first: the automatic ones about it and those an owner
+   * named one of its items in.
+   */
+  async forSite(workspaceId: string, siteId: string, limit: number) {
+    return this.db
+      .selectFrom("incidents as i")
+      .innerJoin("status_pages as p", "p.id", "i.page_id")
+      .select([
+        "i.id",
+        "i.page_id",
+        "p.name as page_name",
+        "i.title",
+        "i.status",
+        "i.started_at",
+        "i.resolved_at",
+        "i.source",
+      ])
+      .where("p.workspace_id", "=", workspaceId)
+      .where((eb) =>
+        eb.or([
+          eb("i.site_id", "=", siteId),
+          eb(
+            "i.id",
+            "in",
+            eb
+              .selectFrom("incident_items as ii")
+              .innerJoin("status_page_items as it", "it.id", "ii.item_id")
+              .select("ii.incident_id")
+              .where("it.site_id", "=", siteId),
+          ),
+        ]),
+      )
+      .orderBy("i.started_at", "desc")
+      .orderBy("i.id", "desc")
+      .limit(limit)
+      .execute();
+  }
+
   async get(pageId: number, id: number) {
     const incident = await this.db
       .selectFrom("incidents")

@@ -18,7 +18,7 @@ export function viewHeaders(visibility: Visibility, etag: string): Record<string
   };
   // A public answer is compressed as Accept-Encoding asks, and a cache keeps one per coding. A protected one varies
   // by it too, but it is never stored, and its Vary stays what its clients and the OpenAPI document know.
-  headers.vary = visibility === "public" ? "Accept-Encoding" : "Authorization, X-Status-Page-Password";
+  headers.vary = visibility === "public" ? "Accept-Encoding" : "Authorization, Cookie, X-Status-Page-Password";
   return headers;
 }
 

@@ -62,7 +62,7 @@ const ATTEMPTS = 5;
         expect(refused.status, `process ${server + 1}`).toBe(429);
         expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
         expect(refused.headers.get("cache-control")).toBe("private, no-store");
-        expect(refused.headers.get("vary")).toBe("Authorization, X-Status-Page-Password");
+        expect(refused.headers.get("vary")).toBe("Authorization, Cookie, X-Status-Page-Password");
       }
       // Another client is not affected, on either process.
       for (const server of [0, 1]) expect((await attempt(server, PASSWORD, "198.51.100.8")).status).toBe(200);

@@ -102,7 +102,7 @@ describeStores("the work of password checks is bounded", (kind) => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(await refused.json()).toMatchObject({ error: "rate_limited", message: expect.stringMatching(/under way/) });
     expect(refused.headers.get("cache-control")).toBe("private, no-store");
-    expect(refused.headers.get("vary")).toBe("Authorization, X-Status-Page-Password");
+    expect(refused.headers.get("vary")).toBe("Authorization, Cookie, X-Status-Page-Password");
     // Attempts refused for the load were given back: each address spent only what was really checked.
     rest();
     const again = await attempt(attacked.path, "guess again", "198.51.100.1");

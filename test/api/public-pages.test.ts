@@ -322,7 +322,7 @@ describeStores("public status page reads", (kind) => {
     const member = { authorization: `Bearer ${viewer.token}` };
     const expectProtected = (res: Response, what: string) => {
       expect(res.headers.get("cache-control"), what).toBe("private, no-store");
-      expect(res.headers.get("vary"), what).toBe("Authorization, X-Status-Page-Password");
+      expect(res.headers.get("vary"), what).toBe("Authorization, Cookie, X-Status-Page-Password");
     };
     const limited = "192.0.2.250";
     for (let i = 0; i < 5; i++)
@@ -435,6 +435,8 @@ describeStores("public status page reads", (kind) => {
     }
     expect(operations).toBe(6);
     expect(doc.components.headers.StatusPageCacheControl.schema.enum).toContain("private, no-store");
-    expect(doc.components.headers.StatusPageVary.schema.enum).toContain("Authorization, X-Status-Page-Password");
+    expect(doc.components.headers.StatusPageVary.schema.enum).toContain(
+      "Authorization, Cookie, X-Status-Page-Password",
+    );
   });
 });

@@ -127,7 +127,56 @@ describeStores("dashboard sessions", (kind) => {
       { origin: "https://status.test" },
     );
     expect(used.status).toBe(200);
-    expect(used.headers.get("set-cookie")).toMatch(/; Secure/i);
+    // Secure, and __Host-: only this host can set it, so a sibling subdomain cannot plant a session.
+    expect(used.headers.get("set-cookie")).toMatch(/^__Host-porchlight_session=[A-Za-z0-9_-]{43};.*; Secure/i);
+    const cookie = (used.headers.get("set-cookie") as string).split(";")[0] as string;
+    expect((await ctx.anon.get("/public/v1/sites", { cookie })).status).toBe(200);
+  });
+
+  test("sign-in stays on the server's own address: a page's custom domain refuses it and sends the dashboard home", async () => {
+    const ctx = setup(store());
+    const { owner } = await ownerWithPassword(ctx);
+    const page = await client(ctx.app, owner.token).post("/public/v1/status-pages", {
+      name: "Custom",
+      slug: `custom-${Math.random().toString(36).slice(2, 8)}`,
+      customDomain: `status-${Math.random().toString(36).slice(2, 8)}.customer.example`,
+    });
+    expect(page.status).toBe(201);
+    const host = page.json.data.customDomain as string;
+    const there = { host, origin: `http://${host}` };
+    const signIn = await ctx.anon.post("/public/v1/session", { email: owner.email, password: PASSWORD }, there);
+    expect(signIn.status).toBe(403);
+    expect(signIn.headers.get("set-cookie")).toBeNull();
+    const dash = await ctx.app.request("/dashboard/sign-in", { headers: { host } });
+    expect(dash.status).toBe(302);
+    expect(dash.headers.get("location")).toBe("http://status.test/dashboard/sign-in");
+  });
+
+  test("made-up link tokens cost no password hash and are limited per client", async () => {
+    const ctx = setup(store());
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const token = `${String(i).padStart(2, "0")}${"x".repeat(41)}`;
+      statuses.push((await ctx.browser().post("/public/v1/account-links/use", { token, password: PASSWORD })).status);
+    }
+    expect(statuses.slice(0, 20).every((s) => s === 404)).toBe(true);
+    expect(statuses[20]).toBe(429);
+  });
+
+  test("an API token cannot mint tokens or change the second factor; only a signed-in browser can", async () => {
+    const ctx = setup(store());
+    const { owner, browser } = await ownerWithPassword(ctx);
+    const scripted = client(ctx.app, owner.token);
+    for (const [path, body] of [
+      ["/public/v1/tokens", { name: "more" }],
+      ["/public/v1/me/totp/setup", undefined],
+      ["/public/v1/me/totp/disable", { code: "123456" }],
+    ] as const) {
+      const res = await scripted.post(path, body);
+      expect(res.status, path).toBe(403);
+      expect(res.json.message, path).toMatch(/needs a dashboard session/);
+    }
+    expect((await browser.post("/public/v1/tokens", { name: "from the dashboard" })).status).toBe(201);
   });
 
   test("writes with the cookie need the CSRF token and the same origin; bearer tokens need neither", async () => {
@@ -379,13 +428,44 @@ describeStores("dashboard sessions", (kind) => {
       SAME_ORIGIN,
     );
     expect(stale.status).toBe(401);
-    // Another member cannot use this member's sealed setup.
-    const other = await seedMember(store(), owner.email, "admin");
-    const stolen = await client(ctx.app, other.token).post("/public/v1/me/totp", {
-      sealed,
-      code: totpCode(secret, step),
+    // A second factor on cannot be replaced without turning it off (with a code) first.
+    const again = await browser.post("/public/v1/me/totp/setup");
+    const replaced = await browser.post("/public/v1/me/totp", {
+      sealed: again.json.data.sealed,
+      code: totpCode(again.json.data.secret, step),
     });
+    expect(replaced.status).toBe(409);
+    // Another member cannot use this member's sealed setup, even signed in.
+    const other = await seedMember(store(), owner.email, "admin");
+    const otherLink = await passwordLink(store(), other.email, ctx.clock.now());
+    const thief = ctx.browser();
+    expect((await thief.post("/public/v1/account-links/use", { token: otherLink, password: PASSWORD })).status).toBe(
+      200,
+    );
+    const stolen = await thief.post("/public/v1/me/totp", { sealed, code: totpCode(secret, step) });
     expect(stolen.status).toBe(400);
+
+    // A reset by e-mail does not get past the second factor: the link asks for a current code too.
+    await ctx.anon.post("/public/v1/password-reset", { email: owner.email }, SAME_ORIGIN);
+    const reset = await linkIn(owner.email);
+    const bare = await ctx
+      .browser()
+      .post("/public/v1/account-links/use", { token: reset, password: "a brand new passphrase" });
+    expect(bare.status).toBe(401);
+    expect(bare.json.error).toBe("totp_required");
+    const wrongCode = totpCode(secret, step) === "000000" ? "111111" : "000000";
+    const guessed = await ctx.browser().post("/public/v1/account-links/use", {
+      token: reset,
+      password: "a brand new passphrase",
+      totp: wrongCode,
+    });
+    expect(guessed.status).toBe(401);
+    const done = await ctx.browser().post("/public/v1/account-links/use", {
+      token: reset,
+      password: "a brand new passphrase",
+      totp: totpCode(secret, step),
+    });
+    expect(done.status).toBe(200);
   });
 
   test("API tokens: created once, listed with last use, revoked at once; another member's are out of reach", async () => {

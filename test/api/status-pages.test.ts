@@ -381,4 +381,24 @@ describeStores("status pages API", (kind) => {
     expect((await stranger.delete(`/public/v1/status-pages/${page.id}`, { confirmName: page.name })).status).toBe(404);
     expect((await owner.api.get(`/public/v1/status-pages/${page.id}`)).status).toBe(200);
   });
+
+  test("a PATCH of one theme or display field changes that field only; the others keep their values", async () => {
+    const owner = await newOwner();
+    const page = await createPage(owner.api, {
+      theme: { mode: "dark", accentColor: "#123456" },
+      display: { historyDays: 30, showUptime: true, showResponseTime: false, showIncidents: true },
+    });
+    const changed = await owner.api.patch(`/public/v1/status-pages/${page.id}`, {
+      theme: { accentColor: "#abcdef" },
+      display: { showUptime: false },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.json.data.theme).toEqual({ mode: "dark", accentColor: "#abcdef" });
+    expect(changed.json.data.display).toEqual({
+      historyDays: 30,
+      showUptime: false,
+      showResponseTime: false,
+      showIncidents: true,
+    });
+  });
 });

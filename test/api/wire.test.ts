@@ -288,22 +288,22 @@ describe("the status page's answers on the wire", () => {
       expect(ok.status, path).toBe(200);
       expect(ok.headers["content-encoding"], path).toBe("br");
       expect(ok.headers["cache-control"], path).toBe("private, no-store");
-      expect(ok.headers.vary, path).toBe("Authorization, X-Status-Page-Password");
+      expect(ok.headers.vary, path).toBe("Authorization, Cookie, X-Status-Page-Password");
       expect(Number(ok.headers["content-length"]), path).toBe(ok.body.byteLength);
       const plain = await raw(full.base, path, { "x-status-page-password": PASSWORD });
       expect(decode(ok).equals(plain.body), path).toBe(true);
       const again = await raw(full.base, path, { ...right, "if-none-match": ok.headers.etag as string });
       expect(again.status, path).toBe(304);
       expect(again.headers["cache-control"], path).toBe("private, no-store");
-      expect(again.headers.vary, path).toBe("Authorization, X-Status-Page-Password");
+      expect(again.headers.vary, path).toBe("Authorization, Cookie, X-Status-Page-Password");
       const refused = await raw(full.base, path, { "accept-encoding": "br" });
       expect(refused.status, path).toBe(401);
-      expect(refused.headers.vary, path).toBe("Authorization, X-Status-Page-Password");
+      expect(refused.headers.vary, path).toBe("Authorization, Cookie, X-Status-Page-Password");
     }
     const prompt = await raw(full.base, "/wire-locked", { "accept-encoding": "gzip" });
     expect(prompt.headers["content-encoding"]).toBe("gzip");
     expect(prompt.headers["cache-control"]).toBe("private, no-store");
-    expect(prompt.headers.vary).toBe("Authorization, X-Status-Page-Password");
+    expect(prompt.headers.vary).toBe("Authorization, Cookie, X-Status-Page-Password");
     expect(decode(prompt).toString("utf8")).not.toContain("data-etag");
   });
 
