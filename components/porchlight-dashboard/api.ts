@@ -82,6 +82,26 @@ export async function api<T>(
   return { data: json?.data as T, etag, notModified: false };
 }
 
+/** Sends a file's bytes as the body (a page's logo or favicon), with the session's CSRF token. */
+export async function upload<T>(path: string, file: File): Promise<T> {
+  const res = await fetch(path, {
+    method: "PUT",
+    headers: { "content-type": file.type || "application/octet-stream", "x-csrf-token": csrfToken },
+    credentials: "same-origin",
+    body: file,
+  });
+  const json = await res.json().catch(() => null);
+  if (!res.ok) {
+    throw new ApiProblem(
+      res.status,
+      json?.error ?? "server",
+      json?.message ?? `The server answered ${res.status}`,
+      json?.details ?? [],
+    );
+  }
+  return json?.data as T;
+}
+
 /** The message to show for a failed action. */
 export function problemText(error: unknown): string {
   if (error instanceof ApiProblem) {

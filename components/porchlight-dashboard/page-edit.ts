@@ -1,6 +1,6 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
 import { keyed } from "lit/directives/keyed.js";
-import { ApiProblem, api, problemText } from "./api.ts";
+import { ApiProblem, api, problemText, upload } from "./api.ts";
 import { BASE, navigate } from "./router.ts";
 import { shared } from "./styles.ts";
 import type { MeInfo, Page, Site } from "./types.ts";
@@ -180,6 +180,7 @@ export class PlPage extends LitElement {
       visibility: text("visibility"),
       theme: { mode: text("mode"), accentColor: text("accentColor") },
       display: {
+        historyDays: Number(text("historyDays")),
         showUptime: data.has("showUptime"),
         showResponseTime: data.has("showResponseTime"),
         showIncidents: data.has("showIncidents"),
@@ -208,6 +209,22 @@ export class PlPage extends LitElement {
   /** A new element for the preview: it reads the page as it is now. */
   #refreshPreview(): void {
     this.previewKey++;
+  }
+
+  async #uploadLogo(event: Event): Promise<void> {
+    const input = event.target as HTMLInputElement;
+    const file = input.files?.[0];
+    const page = this.page;
+    if (!file || !page) return;
+    this.fieldErrors = {};
+    try {
+      this.page = await upload<Page>(`/public/v1/status-pages/${page.id}/logo`, file);
+      this.saved = "Logo uploaded.";
+      this.#refreshPreview();
+    } catch (error) {
+      this.fieldErrors = { logo: problemText(error) };
+    }
+    input.value = "";
   }
 
   async #addItem(event: SubmitEvent): Promise<void> {
@@ -363,6 +380,17 @@ export class PlPage extends LitElement {
           <label class="check"><input type="checkbox" name="showUptime" ?checked=${page.display.showUptime} /> Uptime</label>
           <label class="check"><input type="checkbox" name="showResponseTime" ?checked=${page.display.showResponseTime} /> Response times</label>
           <label class="check"><input type="checkbox" name="showIncidents" ?checked=${page.display.showIncidents} /> Incidents</label>
+          <div class="field" style="margin-top:0.5rem"><label for="s-history">Days of history</label>
+            <select id="s-history" name="historyDays" style="max-width:10rem">
+              ${[30, 60, 90].map((d) => html`<option value=${d} ?selected=${page.display.historyDays === d}>${d} days</option>`)}
+            </select></div>
+        </fieldset>
+        <fieldset><legend>Logo</legend>
+          ${page.logo ? html`<p><img src=${page.logo} alt="The page's logo" style="max-height:48px;max-width:100%" /></p>` : html`<p class="muted">No logo: the page's name is its heading.</p>`}
+          <label for="s-logo">Upload a logo<small>PNG, JPEG, WebP, GIF or SVG</small></label>
+          <input id="s-logo" type="file" accept="image/png,image/jpeg,image/webp,image/gif,image/svg+xml"
+            @change=${(e: Event) => this.#uploadLogo(e)} />
+          ${this.#err("logo")}
         </fieldset>
         <div class="field"><label for="s-domain">Custom domain<small>Optional, such as status.example.com</small></label>
           <input id="s-domain" name="customDomain" .value=${page.customDomain ?? ""} aria-invalid=${invalid("customDomain")} aria-describedby=${described("customDomain")} />${this.#err("customDomain")}

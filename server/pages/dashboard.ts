@@ -27,7 +27,7 @@ const DOCUMENT_HEADERS = {
   "content-type": TYPES[".html"] as string,
   "cache-control": "no-cache",
   "content-security-policy":
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
   "referrer-policy": "no-referrer",
   "x-frame-options": "DENY",
   "cross-origin-opener-policy": "same-origin",

@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type Running, startServer } from "../helpers.ts";
 import { axeViolations, collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { svgLogo } from "../support/images.ts";
 import { listen } from "../support/listen.ts";
 
 const ARTIFACTS = "test-artifacts";
@@ -135,6 +136,24 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
     await dashboard(page).getByRole("button", { name: "Create", exact: true }).click();
     await expect.poll(() => dashboard(page).getByRole("heading", { name: "Acme Status" }).count()).toBe(1);
     created.pageId = new URL(page.url()).pathname.split("/").pop();
+
+    // A logo, uploaded from the settings: stored by the server and shown on the page.
+    await dashboard(page)
+      .getByLabel(/Upload a logo/)
+      .setInputFiles({ name: "logo.svg", mimeType: "image/svg+xml", buffer: Buffer.from(svgLogo("Acme")) });
+    await expect.poll(() => dashboard(page).getByRole("img", { name: "The page's logo" }).count()).toBe(1);
+    expect(await dashboard(page).getByRole("img", { name: "The page's logo" }).getAttribute("src")).toMatch(
+      /^\/assets\/[0-9a-f]{64}\.svg$/,
+    );
+    // Fewer days of history, saved without touching the other display options.
+    await dashboard(page).getByLabel("Days of history").selectOption("30");
+    await dashboard(page).getByRole("button", { name: "Save settings" }).click();
+    await expect.poll(() => dashboard(page).getByText("Saved.").count()).toBe(1);
+    const saved = await page.evaluate(
+      async (id) => (await (await fetch(`/public/v1/status-pages/${id}`)).json()).data,
+      created.pageId,
+    );
+    expect(saved.display).toEqual({ historyDays: 30, showUptime: true, showResponseTime: true, showIncidents: true });
 
     await dashboard(page).getByRole("button", { name: "Add item" }).click();
     await expect.poll(() => dashboard(page).getByLabel("Label of Local API").count()).toBe(1);
