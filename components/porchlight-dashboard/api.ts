@@ -82,6 +82,19 @@ export async function api<T>(
   return { data: json?.data as T, etag, notModified: false };
 }
 
+/** Every site of the workspace, a page of 50 at a time (the API's largest), for the screens that choose among them. */
+export async function allSites<S>(): Promise<S[]> {
+  const sites: S[] = [];
+  for (let page = 1; ; page++) {
+    const { data } = await api<{ sites: S[]; pagination: { totalPages: number } }>(
+      "GET",
+      `/public/v1/sites?perPage=50&page=${page}`,
+    );
+    sites.push(...data.sites);
+    if (page >= data.pagination.totalPages) return sites;
+  }
+}
+
 /** Sends a file's bytes as the body (a page's logo or favicon), with the session's CSRF token. */
 export async function upload<T>(path: string, file: File): Promise<T> {
   const res = await fetch(path, {

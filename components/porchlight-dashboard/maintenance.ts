@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { ApiProblem, api, problemText } from "./api.ts";
+import { ApiProblem, allSites, api, problemText } from "./api.ts";
 import { dateTime } from "./format.ts";
 import { shared } from "./styles.ts";
 import type { MeInfo, Site } from "./types.ts";
@@ -82,10 +82,10 @@ export class PlMaintenance extends LitElement {
     try {
       const [windows, sites] = await Promise.all([
         api<{ windows: Window[] }>("GET", "/public/v1/maintenance-windows"),
-        api<{ sites: Site[] }>("GET", "/public/v1/sites?perPage=50"),
+        allSites<Site>(),
       ]);
       this.windows = windows.data.windows;
-      this.sites = sites.data.sites;
+      this.sites = sites;
     } catch (error) {
       this.error = problemText(error);
     }

@@ -1,6 +1,6 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
 import { keyed } from "lit/directives/keyed.js";
-import { ApiProblem, api, problemText, upload } from "./api.ts";
+import { ApiProblem, allSites, api, problemText, upload } from "./api.ts";
 import { BASE, navigate } from "./router.ts";
 import { shared } from "./styles.ts";
 import type { MeInfo, Page, Site } from "./types.ts";
@@ -156,11 +156,11 @@ export class PlPage extends LitElement {
     try {
       const [page, sites] = await Promise.all([
         api<Page>("GET", `/public/v1/status-pages/${encodeURIComponent(this.pageId)}`),
-        api<{ sites: Site[] }>("GET", "/public/v1/sites?perPage=50"),
+        allSites<Site>(),
       ]);
       this.page = page.data;
       this.visibility = page.data.visibility;
-      this.sites = sites.data.sites;
+      this.sites = sites;
       this.error = "";
     } catch (error) {
       this.error = problemText(error);

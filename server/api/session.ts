@@ -44,7 +44,7 @@ import {
 import { checkSameOrigin, isSession, sessionFrom } from "../http/auth.ts";
 import { clientAddress, clientKey } from "../http/client-address.ts";
 import { ApiError, badRequest, conflict } from "../http/errors.ts";
-import { enforceLimit, type Limiter, type LimitRule, rateLimited } from "../http/rate-limit.ts";
+import { enforceLimit, type Limiter, type LimitRule, rateLimited, WorkBudget } from "../http/rate-limit.ts";
 import { route } from "../http/route.ts";
 import type { Logger } from "../log.ts";
 import type { Principal } from "../store/accounts.ts";
@@ -55,7 +55,7 @@ import type { Store } from "../store/store.ts";
 export interface SessionDeps {
   store: Store;
   clock: Clock;
-  config: Pick<Config, "publicUrl" | "trustedProxies">;
+  config: Pick<Config, "publicUrl" | "trustedProxies" | "passwordHashes">;
   limiter: Limiter;
   mailer: AccountMailer;
   secrets: SecretBox;
@@ -120,6 +120,38 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
     return dummy;
   };
   const clientOf = (c: Context) => clientKey(clientAddress(c, config.trustedProxies));
+  /**
+   * Sign-in's scrypt work in this process, apart from the status pages' (PORCHLIGHT_PASSWORD_HASHES_*, the same
+   * figures): a flood of guesses from many addresses is answered 429 before anything is hashed, and one account
+   * under attack gets at most half of it.
+   */
+  const { inFlight, perSecond, pagePerSecond } = config.passwordHashes;
+  const budget = new WorkBudget({
+    inFlight,
+    perSecond,
+    keyInFlight: Math.max(1, Math.floor(inFlight / 2)),
+    keyPerSecond: pagePerSecond,
+    keyQueue: 2,
+    queue: 64,
+    maxWaitMs: 2000,
+    suspectMs: 60_000,
+  });
+  /** Checks a password within the budget: null when there is no turn now (the caller answers 429). */
+  const verifyWithin = async (key: string, candidate: string, stored: string) => {
+    const turn = await budget.turn(key);
+    if (!turn.granted) return { busy: turn.retryAfterSeconds } as const;
+    let ok = false;
+    try {
+      ok = await verifyPassword(candidate, stored);
+    } finally {
+      turn.done(!ok);
+    }
+    return { ok } as const;
+  };
+  const busy = (seconds: number) =>
+    new ApiError(429, "rate_limited", "Too many sign-ins are being checked: try again shortly", undefined, {
+      "Retry-After": String(Math.max(1, seconds)),
+    });
 
   /** Starts a session for a user: the cookie, and the answer the dashboard keeps (with the CSRF token). */
   const startSession = async (c: Context, userId: string, trx?: Kysely<Database>) => {
@@ -221,8 +253,13 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
         const attempt = await countAttempt(c, email);
         if (attempt.refused) throw rateLimited(attempt.refused);
         const user = await store.sessions.credentials(email);
-        const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyHash()));
-        if (!user?.passwordHash || !ok) throw invalidCredentials();
+        const checked = await verifyWithin(secretHash(email), body.password, user?.passwordHash ?? (await dummyHash()));
+        if (checked.busy !== undefined) {
+          // Never checked: the attempt gives its points back.
+          await attempt.refund();
+          throw busy(checked.busy);
+        }
+        if (!user?.passwordHash || !checked.ok) throw invalidCredentials();
         const totp = openTotp(user.totpSecret);
         if (totp !== null) {
           if (body.totp === undefined) {

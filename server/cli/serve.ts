@@ -7,6 +7,7 @@ import { createAnonRunner } from "../anon/setup.ts";
 import { createApp } from "../app.ts";
 import { systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
+import { RESERVED_SLUGS } from "../contract/status-page.ts";
 import type { RecordSummary } from "../engine/record.ts";
 import { createLimiter } from "../http/rate-limit.ts";
 import { createLogger } from "../log.ts";
@@ -59,6 +60,15 @@ export async function serve(config: Config): Promise<void> {
   const anon = createAnonRunner({ store, config, logger, mailer, clock: systemClock });
   anon.start();
   logger.info({ mail: mailer.mode }, "anonymous utilities ready");
+  // A page made before a slug became reserved (dashboard, for one) is hidden behind the route that took it.
+  for (const { slug } of await store.views.pageSlugs()) {
+    if (RESERVED_SLUGS.has(slug)) {
+      logger.warn(
+        { slug },
+        "a status page's slug is now reserved and its hosted page unreachable: give it another slug",
+      );
+    }
+  }
   engine?.start();
   // Where the engine runs, its alerts go out.
   const sender = engine ? createSender(store, config, logger, mailer) : null;

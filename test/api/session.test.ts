@@ -10,7 +10,16 @@ import { totpCode } from "../../server/accounts/sign-in.ts";
 import { createMailer } from "../../server/anon/mail.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
-import { client, describeStores, makeApp, seedMember, seedOwner, TestClock, useStore } from "../helpers.ts";
+import {
+  client,
+  describeStores,
+  fromAddress,
+  makeApp,
+  seedMember,
+  seedOwner,
+  TestClock,
+  useStore,
+} from "../helpers.ts";
 
 const received: { to: string; raw: string }[] = [];
 let smtp: SMTPServer;
@@ -51,7 +60,13 @@ function setup(store: Store, env: Record<string, string> = {}) {
   const clock = new TestClock();
   const logger = createLogger("silent");
   const mailer = createMailer({ smtpUrl, from: "porchlight@status.test", dataDir: "/nonexistent", logger });
-  const { app } = makeApp(store, { clock, mailer, env: { SMTP_URL: smtpUrl, ...env } });
+  // Sign-in's hashing budget well above what these tests send at once, but for the test of the budget itself.
+  const roomy = {
+    PORCHLIGHT_PASSWORD_HASHES_IN_FLIGHT: "32",
+    PORCHLIGHT_PASSWORD_HASHES_PER_SECOND: "1000",
+    PORCHLIGHT_PASSWORD_PAGE_HASHES_PER_SECOND: "1000",
+  };
+  const { app } = makeApp(store, { clock, mailer, env: { SMTP_URL: smtpUrl, ...roomy, ...env } });
   const anon = client(app);
   /** A browser: keeps the session cookie and the CSRF token, and sends same-origin headers. */
   const browser = () => {
@@ -308,6 +323,30 @@ describeStores("dashboard sessions", (kind) => {
     expect(refused[0]?.json).toMatchObject({ success: false, error: "rate_limited" });
     const right = await ctx.anon.post("/public/v1/session", { email: owner.email, password: PASSWORD }, SAME_ORIGIN);
     expect(right.status).toBe(429);
+  });
+
+  test("a flood of sign-ins from many addresses is answered 429 before it is hashed, beyond the process's budget", async () => {
+    const ctx = setup(store(), {
+      PORCHLIGHT_PASSWORD_HASHES_IN_FLIGHT: "1",
+      PORCHLIGHT_PASSWORD_HASHES_PER_SECOND: "1",
+      PORCHLIGHT_PASSWORD_PAGE_HASHES_PER_SECOND: "1",
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        client(ctx.app, undefined, fromAddress(`198.51.100.${i + 1}`)).post(
+          "/public/v1/session",
+          { email: `flood${i}@example.com`, password: "whatever it is" },
+          SAME_ORIGIN,
+        ),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    const busy = answers.filter((a) => a.status === 429);
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy[0]?.json.message).toMatch(/Too many sign-ins/);
+    expect(Number(busy[0]?.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
   });
 
   test("brute force across accounts: 30 failures per client, then 429", async () => {
