@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { ApiProblem, api, problemText } from "./api.ts";
+import { api, fieldErrorsOf, problemText } from "./api.ts";
 import { ago } from "./format.ts";
 import { shared } from "./styles.ts";
 import type { MeInfo } from "./types.ts";
@@ -185,10 +185,9 @@ export class PlAlerts extends LitElement {
       this.message = "Channel added: send it a test to see it arrive";
       await this.#load();
     } catch (error) {
-      if (error instanceof ApiProblem && error.details.length > 0) {
-        this.fieldErrors = Object.fromEntries(
-          error.details.map((d) => [d.field.replace(/^config\./, "").replace(/\.\d+$/, ""), d.message]),
-        );
+      const fields = fieldErrorsOf(error, (f) => f.replace(/^config\./, "").replace(/\.\d+$/, ""));
+      if (fields) {
+        this.fieldErrors = fields;
       } else {
         this.error = problemText(error);
       }

@@ -115,6 +115,12 @@ export async function upload<T>(path: string, file: File): Promise<T> {
   return json?.data as T;
 }
 
+/** A refusal's field messages by field (each shown beside its input), or null when it names no field. */
+export function fieldErrorsOf(error: unknown, name = (field: string) => field): Record<string, string> | null {
+  if (!(error instanceof ApiProblem) || error.details.length === 0) return null;
+  return Object.fromEntries(error.details.map((d) => [name(d.field), d.message]));
+}
+
 /** The message to show for a failed action. */
 export function problemText(error: unknown): string {
   if (error instanceof ApiProblem) {

@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { ApiProblem, api, problemText } from "./api.ts";
+import { api, fieldErrorsOf, problemText } from "./api.ts";
 import { dateTime } from "./format.ts";
 import { shared } from "./styles.ts";
 import type { Incident, MeInfo, Page } from "./types.ts";
@@ -131,8 +131,9 @@ export class PlIncidents extends LitElement {
       this.creating = false;
       await this.#load();
     } catch (error) {
-      if (error instanceof ApiProblem && error.details.length > 0) {
-        this.fieldErrors = Object.fromEntries(error.details.map((d) => [d.field, d.message]));
+      const fields = fieldErrorsOf(error);
+      if (fields) {
+        this.fieldErrors = fields;
       } else {
         this.error = problemText(error);
       }

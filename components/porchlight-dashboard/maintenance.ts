@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { ApiProblem, allSites, api, problemText } from "./api.ts";
+import { allSites, api, fieldErrorsOf, problemText } from "./api.ts";
 import { dateTime } from "./format.ts";
 import { shared } from "./styles.ts";
 import type { MeInfo, Site } from "./types.ts";
@@ -109,8 +109,9 @@ export class PlMaintenance extends LitElement {
       this.adding = false;
       await this.#load();
     } catch (error) {
-      if (error instanceof ApiProblem && error.details.length > 0) {
-        this.fieldErrors = Object.fromEntries(error.details.map((d) => [d.field.replace(/\.\d+$/, ""), d.message]));
+      const fields = fieldErrorsOf(error, (f) => f.replace(/\.\d+$/, ""));
+      if (fields) {
+        this.fieldErrors = fields;
       } else {
         this.error = problemText(error);
       }

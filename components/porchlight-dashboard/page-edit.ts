@@ -1,6 +1,6 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
 import { keyed } from "lit/directives/keyed.js";
-import { ApiProblem, allSites, api, problemText, upload } from "./api.ts";
+import { allSites, api, fieldErrorsOf, problemText, upload } from "./api.ts";
 import { BASE, navigate } from "./router.ts";
 import { shared } from "./styles.ts";
 import type { MeInfo, Page, Site } from "./types.ts";
@@ -196,8 +196,9 @@ export class PlPage extends LitElement {
       this.saved = "Saved.";
       this.#refreshPreview();
     } catch (error) {
-      if (error instanceof ApiProblem && error.details.length > 0) {
-        this.fieldErrors = Object.fromEntries(error.details.map((d) => [d.field, d.message]));
+      const fields = fieldErrorsOf(error);
+      if (fields) {
+        this.fieldErrors = fields;
         await this.updateComplete;
         this.renderRoot.querySelector<HTMLElement>("[aria-invalid='true']")?.focus();
       } else {

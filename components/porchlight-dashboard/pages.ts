@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { ApiProblem, api, problemText } from "./api.ts";
+import { api, fieldErrorsOf, problemText } from "./api.ts";
 import { dateTime } from "./format.ts";
 import { BASE, navigate } from "./router.ts";
 import { shared } from "./styles.ts";
@@ -139,8 +139,9 @@ export class PlPages extends LitElement {
       });
       navigate(`${BASE}pages/${page.id}`);
     } catch (error) {
-      if (error instanceof ApiProblem && error.details.length > 0) {
-        this.fieldErrors = Object.fromEntries(error.details.map((d) => [d.field, d.message]));
+      const fields = fieldErrorsOf(error);
+      if (fields) {
+        this.fieldErrors = fields;
       } else {
         this.error = problemText(error);
       }

@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { ApiProblem, api, problemText } from "./api.ts";
+import { ApiProblem, api, fieldErrorsOf, problemText } from "./api.ts";
 import { BASE, navigate } from "./router.ts";
 import { shared } from "./styles.ts";
 import type { SessionInfo } from "./types.ts";
@@ -148,8 +148,9 @@ export class PlSignIn extends LitElement {
         this.renderRoot.querySelector<HTMLInputElement>("#totp")?.focus();
         return;
       }
-      if (error instanceof ApiProblem && error.details.length > 0) {
-        this.fieldErrors = Object.fromEntries(error.details.map((d) => [d.field, d.message]));
+      const fields = fieldErrorsOf(error);
+      if (fields) {
+        this.fieldErrors = fields;
       }
       this.error = problemText(error);
     } finally {

@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { ApiProblem, api, problemText } from "./api.ts";
+import { api, fieldErrorsOf, problemText } from "./api.ts";
 import { ago, chip, percent, sparkline } from "./format.ts";
 import { BASE, navigate } from "./router.ts";
 import { shared } from "./styles.ts";
@@ -243,8 +243,9 @@ export class PlSites extends LitElement {
       this.#closeForm();
       this.#refresh();
     } catch (error) {
-      if (error instanceof ApiProblem && error.details.length > 0) {
-        this.formErrors = Object.fromEntries(error.details.map((d) => [d.field, d.message]));
+      const fields = fieldErrorsOf(error);
+      if (fields) {
+        this.formErrors = fields;
         await this.updateComplete;
         this.renderRoot.querySelector<HTMLElement>("[aria-invalid='true']")?.focus();
       } else {

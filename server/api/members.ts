@@ -56,7 +56,25 @@ export const Usage = z
   })
   .meta({ id: "Usage" });
 
+type MemberRow = Awaited<ReturnType<Store["sessions"]["members"]>>[number];
+
+const memberView = (m: MemberRow, role = m.role): z.input<typeof Member> => ({
+  id: m.id,
+  email: m.email,
+  role: role as "owner",
+  createdAt: m.created_at,
+  hasPassword: m.password_hash !== null,
+  totpEnabled: m.totp_secret !== null,
+});
+
 export function memberRoutes({ store, clock, publicUrl, mailer, logger }: MemberDeps) {
+  /** A member of the caller's workspace who is not its owner (whose role and membership never change). */
+  const changeable = async (workspaceId: string, memberId: string, what: string) => {
+    const member = (await store.sessions.members(workspaceId)).find((m) => m.id === memberId);
+    if (!member) throw notFound("Member");
+    if (member.role === "owner") throw new ApiError(403, "forbidden", `The owner ${what}`);
+    return member;
+  };
   return [
     route({
       method: "get",
@@ -76,14 +94,7 @@ export function memberRoutes({ store, clock, publicUrl, mailer, logger }: Member
         const members = await store.sessions.members(principal.workspaceId);
         const invitations = await store.sessions.pendingInvitations(principal.workspaceId, clock.now().toISOString());
         return envelope(200, "OK", {
-          members: members.map((m) => ({
-            id: m.id,
-            email: m.email,
-            role: m.role as "owner",
-            createdAt: m.created_at,
-            hasPassword: m.password_hash !== null,
-            totpEnabled: m.totp_secret !== null,
-          })),
+          members: members.map((m) => memberView(m)),
           invitations: invitations.map((i) => ({
             id: i.id,
             email: i.email,
@@ -176,19 +187,9 @@ export function memberRoutes({ store, clock, publicUrl, mailer, logger }: Member
       response: { status: 200, description: "Changed", schema: Envelope(Member) },
       errors: [400, 401, 403, 404],
       handler: async ({ params, body, principal }) => {
-        const members = await store.sessions.members(principal.workspaceId);
-        const member = members.find((m) => m.id === params.memberId);
-        if (!member) throw notFound("Member");
-        if (member.role === "owner") throw new ApiError(403, "forbidden", "The owner's role cannot change");
+        const member = await changeable(principal.workspaceId, params.memberId, "keeps the role of owner");
         await store.sessions.setRole(principal.workspaceId, member.id, body.role);
-        return envelope(200, "Role changed", {
-          id: member.id,
-          email: member.email,
-          role: body.role,
-          createdAt: member.created_at,
-          hasPassword: member.password_hash !== null,
-          totpEnabled: member.totp_secret !== null,
-        });
+        return envelope(200, "Role changed", memberView(member, body.role));
       },
     }),
     route({
@@ -204,10 +205,7 @@ export function memberRoutes({ store, clock, publicUrl, mailer, logger }: Member
       response: { status: 204, description: "Removed", schema: z.undefined() },
       errors: [401, 403, 404],
       handler: async ({ params, principal, c }) => {
-        const members = await store.sessions.members(principal.workspaceId);
-        const member = members.find((m) => m.id === params.memberId);
-        if (!member) throw notFound("Member");
-        if (member.role === "owner") throw new ApiError(403, "forbidden", "The owner cannot be removed");
+        const member = await changeable(principal.workspaceId, params.memberId, "cannot be removed");
         await store.sessions.removeMember(principal.workspaceId, member.id);
         return c.body(null, 204);
       },

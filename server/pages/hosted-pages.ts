@@ -10,7 +10,10 @@ import { EncodedAnswer, Encodings, negotiateEncoding } from "../views/compressio
 import { pageScriptFile } from "../views/embed-assets.ts";
 import type { PageView, PageViews } from "../views/page-views.ts";
 import { atomFeed, feedInput, rssFeed } from "./feeds.ts";
-import { notFoundDocument, promptData, renderDocument } from "./render.ts";
+import { notFoundDocument, type PageDocument, promptData, renderDocument } from "./render.ts";
+
+type PageData = PageDocument["data"];
+
 import { imageOrigins, pageHeaders } from "./security.ts";
 
 export interface HostedPageDeps {
@@ -92,14 +95,11 @@ export function hostedPageRoutes(
     }
     const embed = c.req.query("embed") === "1";
     const transparent = c.req.query("transparent") === "1";
-    if (view.visibility === "private") {
-      // A member signed in to the dashboard reads the page here as its visitors would; anyone else is asked to sign
-      // in, on the server's own address (never on a custom domain, whose host the page's owner controls), and comes
-      // back to the page there. Either answer is for this browser only.
-      const member = await sessionFrom(c, store, clock);
-      const html = renderDocument({
+    /** The page's document with `data`: what every answer below shares. */
+    const documentOf = (data: PageData, extra: Partial<PageDocument> = {}) =>
+      renderDocument({
         slug,
-        data: member?.workspaceId === view.workspaceId ? viewData(view) : promptData("private"),
+        data,
         at: clock.now().getTime(),
         base,
         canonical,
@@ -108,11 +108,19 @@ export function hostedPageRoutes(
         locale,
         embed,
         transparent,
-        ...(member?.workspaceId === view.workspaceId || embed
-          ? {}
-          : { signIn: `${publicUrl}/dashboard/sign-in?next=${encodeURIComponent(`/${slug}/`)}` }),
+        ...extra,
       });
-      return c.body(html, 200, { ...headers, ...pageHeaders("*"), ...caching });
+    // Its logo's and favicon's hosts, when its owner gave addresses, are the only others it loads images from.
+    const imageHeaders = (data: PageData) => pageHeaders("*", "items" in data ? imageOrigins(data) : []);
+    if (view.visibility === "private") {
+      // A member signed in to the dashboard reads the page here as its visitors would; anyone else is asked to sign
+      // in, on the server's own address (never on a custom domain, whose host the page's owner controls), and comes
+      // back to the page there. Either answer is for this browser only.
+      const member = (await sessionFrom(c, store, clock))?.workspaceId === view.workspaceId;
+      const data = member ? viewData(view) : promptData("private");
+      const signIn = `${publicUrl}/dashboard/sign-in?next=${encodeURIComponent(`/${slug}/`)}`;
+      const html = documentOf(data, member || embed ? {} : { signIn });
+      return c.body(html, 200, { ...headers, ...imageHeaders(data), ...caching });
     }
     // Not by script: it is read once, so every answer kept names the same one.
     const key = `page|${slug}|${embed}|${transparent}|${canonical}|${base}|${here}`;
@@ -121,24 +129,12 @@ export function hostedPageRoutes(
       kept(view, key, () => {
         const open = view.visibility === "public";
         const data = view.visibility === "public" ? viewData(view) : promptData(view.visibility);
-        const html = renderDocument({
-          slug,
-          data,
+        const html = documentOf(data, {
           ...(open ? { json: json(view), etag: view.page.etag } : {}),
-          at: clock.now().getTime(),
-          base,
-          canonical,
-          script,
-          apiBase: "",
-          locale,
-          embed,
-          transparent,
           feeds: open,
           feedBase: here,
         });
-        // Its logo's and favicon's hosts, when its owner gave addresses, are the only others it loads images from.
-        const images = "items" in data ? imageOrigins(data) : [];
-        return new EncodedAnswer(encode(html), { ...headers, ...pageHeaders("*", images), ...caching });
+        return new EncodedAnswer(encode(html), { ...headers, ...imageHeaders(data), ...caching });
       }),
     );
   }

@@ -134,7 +134,7 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
     await dashboard(page).getByLabel("Name").fill("Acme Status");
     expect(await dashboard(page).getByLabel("Address").inputValue()).toBe("acme-status");
     await dashboard(page).getByRole("button", { name: "Create", exact: true }).click();
-    await expect.poll(() => dashboard(page).getByRole("heading", { name: "Acme Status" }).count()).toBe(1);
+    await expect.poll(() => dashboard(page).getByRole("heading", { name: "Acme Status", level: 1 }).count()).toBe(1);
     created.pageId = new URL(page.url()).pathname.split("/").pop();
 
     // A logo, uploaded from the settings: stored by the server and shown on the page.
