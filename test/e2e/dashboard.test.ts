@@ -282,13 +282,67 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
       expect(errors).toEqual([]);
       await context.close();
     }
-    const signIn = await open();
-    await signIn.page.goto(`${origin}/dashboard/`);
-    await expect.poll(() => dashboard(signIn.page).getByRole("button", { name: "Sign in" }).count()).toBe(1);
-    await signIn.page.screenshot({ path: `${ARTIFACTS}/dashboard-sign-in-light.png` });
-    expect(await axeViolations(signIn.page)).toEqual([]);
-    await signIn.context.close();
+    for (const shot of SHOTS) {
+      const signIn = await open(shot);
+      await signIn.page.goto(`${origin}/dashboard/`);
+      await expect.poll(() => dashboard(signIn.page).getByRole("button", { name: "Sign in" }).count()).toBe(1);
+      expect(await dashboard(signIn.page).getByRole("link", { name: "Forgot your password?" }).count()).toBe(1);
+      await signIn.page.screenshot({ path: `${ARTIFACTS}/dashboard-sign-in-${shot.name}.png` });
+      expect(await axeViolations(signIn.page), `sign-in ${shot.name}`).toEqual([]);
+      expect(signIn.errors).toEqual([]);
+      await signIn.context.close();
+    }
   }, 120_000);
+
+  test("a page's items reorder by keyboard (the handle and the arrow keys) and by dragging", async () => {
+    const { page } = owner;
+    // A second site, by the API the dashboard uses, and both on the page.
+    await page.evaluate(async (url) => {
+      const session = await (await fetch("/public/v1/session")).json();
+      await fetch("/public/v1/sites", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": session.data.csrfToken },
+        body: JSON.stringify({ url, name: "Second API" }),
+      });
+    }, `${target.origin}/second`);
+    await page.goto(`${origin}/dashboard/pages/${created.pageId}`);
+    await expect.poll(() => dashboard(page).getByLabel("Label of Local API").count()).toBe(1);
+    await dashboard(page).getByRole("button", { name: "Add item" }).click();
+    await expect.poll(() => dashboard(page).getByLabel("Label of Second API").count()).toBe(1);
+    const order = () =>
+      page.evaluate(async (id) => {
+        const { data } = await (await fetch(`/public/v1/status-pages/${id}`)).json();
+        return [...data.items]
+          .sort((a: { position: number }, b: { position: number }) => a.position - b.position)
+          .map((i: { label: string }) => i.label);
+      }, created.pageId);
+    expect(await order()).toEqual(["Local API", "Second API"]);
+
+    const handle = dashboard(page).getByRole("button", { name: /^Move Local API/ });
+    await handle.focus();
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(order).toEqual(["Second API", "Local API"]);
+    // The move is announced, and the moved item's handle keeps the focus for the next key.
+    await expect.poll(() => dashboard(page).getByText("Local API moved to position 2 of 2").count()).toBe(1);
+    await page.keyboard.press("ArrowUp");
+    await expect.poll(order).toEqual(["Local API", "Second API"]);
+
+    await dashboard(page)
+      .locator("li[data-item]", { hasText: "Second API" })
+      .dragTo(dashboard(page).locator("li[data-item]", { hasText: "Local API" }));
+    await expect.poll(order).toEqual(["Second API", "Local API"]);
+    // The second site goes again: the steps below know the workspace by its one site.
+    await page.evaluate(async () => {
+      const session = await (await fetch("/public/v1/session")).json();
+      const { data } = await (await fetch("/public/v1/sites")).json();
+      const second = data.sites.find((site: { name: string }) => site.name === "Second API");
+      await fetch(`/public/v1/site/${second.id}`, {
+        method: "DELETE",
+        headers: { "x-csrf-token": session.data.csrfToken },
+      });
+    });
+    await expect.poll(order).toEqual(["Local API"]);
+  }, 60_000);
 
   test("a private page: a member reads it on its address; anyone else is asked to sign in, and comes back", async () => {
     const made = await owner.page.evaluate(async () => {
