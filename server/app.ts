@@ -227,7 +227,7 @@ export function createApp({
     app.on(def.method.toUpperCase(), path, async (c) => {
       let principal = null;
       if (def.access === "token") {
-        const found = await principalFrom(c, store, clock);
+        const found = await principalFrom(c, store, clock, config.publicUrl);
         if (found === null) {
           throw unauthorized(
             "Authentication required: send Authorization: Bearer <token>, or sign in to the dashboard",

@@ -28,11 +28,14 @@ export interface Reply<T> {
 }
 
 let csrfToken = "";
+/** Whose session the token is: a retry never carries one member's action into another's session. */
+let memberId = "";
 /** Called when a request finds the session gone (401): the app shows the sign-in. */
 let onSignedOut: () => void = () => {};
 
-export function setCsrf(token: string): void {
+export function setCsrf(token: string, member = memberId): void {
   csrfToken = token;
+  memberId = member;
 }
 
 export function whenSignedOut(handler: () => void): void {
@@ -64,10 +67,12 @@ export async function api<T>(
   if (res.status === 403 && json?.error === "csrf_failed" && !options.retried) {
     // The session changed under this tab (signed in again elsewhere, a password change): take its token, once.
     const session = await fetch("/public/v1/session", { credentials: "same-origin" }).then((r) => r.json());
-    if (session?.data?.csrfToken) {
+    if (session?.data?.csrfToken && session.data.user?.id === memberId) {
       csrfToken = session.data.csrfToken;
       return api<T>(method, path, body, { ...options, retried: true });
     }
+    // Signed out, or another member signed in in another tab: this tab's action is not theirs to take.
+    onSignedOut();
   }
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith("/public/v1/session") && !path.includes("account-links")) onSignedOut();

@@ -383,7 +383,9 @@ export class PlPage extends LitElement {
           <label class="check"><input type="checkbox" name="showIncidents" ?checked=${page.display.showIncidents} /> Incidents</label>
           <div class="field" style="margin-top:0.5rem"><label for="s-history">Days of history</label>
             <select id="s-history" name="historyDays" style="max-width:10rem">
-              ${[30, 60, 90].map((d) => html`<option value=${d} ?selected=${page.display.historyDays === d}>${d} days</option>`)}
+              ${[...new Set([30, 60, 90, page.display.historyDays])]
+                .sort((a, b) => a - b)
+                .map((d) => html`<option value=${d} ?selected=${page.display.historyDays === d}>${d} days</option>`)}
             </select></div>
         </fieldset>
         <fieldset><legend>Logo</legend>

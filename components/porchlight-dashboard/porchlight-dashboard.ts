@@ -164,12 +164,12 @@ export class PorchlightDashboard extends LitElement {
   }
 
   #signedIn(session: SessionInfo): void {
-    setCsrf(session.csrfToken);
+    setCsrf(session.csrfToken, session.user.id);
     this.me = session.user;
   }
 
   #signedOut(): void {
-    setCsrf("");
+    setCsrf("", "");
     this.me = null;
   }
 
@@ -189,7 +189,8 @@ export class PorchlightDashboard extends LitElement {
     // Only an address of this origin, as the browser resolves it (tabs and newlines stripped, backslashes read as
     // slashes): never another origin, which would carry a freshly signed-in member away (an open redirect).
     const target = next ? new URL(next, location.origin) : null;
-    if (target && target.origin === location.origin) location.assign(target.pathname + target.search + target.hash);
+    // A path of "//elsewhere" is read as another host when used alone: such a next goes to the dashboard instead.
+    if (target && target.origin === location.origin && !target.pathname.startsWith("//")) location.assign(target.href);
     else navigate(BASE);
   };
 

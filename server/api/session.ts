@@ -41,7 +41,7 @@ import {
   TotpEnable,
   TotpSetup,
 } from "../contract/session.ts";
-import { checkSameOrigin, isSession, sessionFrom } from "../http/auth.ts";
+import { checkSameOrigin, isSession, secureSessions, sessionFrom } from "../http/auth.ts";
 import { clientAddress, clientKey } from "../http/client-address.ts";
 import { ApiError, badRequest, conflict } from "../http/errors.ts";
 import { enforceLimit, type Limiter, type LimitRule, rateLimited, WorkBudget } from "../http/rate-limit.ts";
@@ -101,14 +101,14 @@ export function sessionOnly(principal: Principal, what: string): void {
 }
 
 export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, logger }: SessionDeps) {
-  const secure = config.publicUrl.startsWith("https:");
-  const isSecure = (c: Context) => secure || new URL(c.req.url).protocol === "https:";
+  const isSecure = (c: Context) => secureSessions(c, config.publicUrl);
   /**
    * Sign-in happens on the server's own address, never on a page's custom domain: a cookie set there would belong to
    * a host the page's owner controls.
    */
   const ownHost = async (c: Context) => {
-    const host = (c.req.header("host") ?? "").toLowerCase().replace(/:\d+$/, "");
+    // As the name resolves: a trailing dot names the same host.
+    const host = (c.req.header("host") ?? "").toLowerCase().replace(/:\d+$/, "").replace(/\.+$/, "");
     if (host && host !== new URL(config.publicUrl).hostname && (await store.views.slugForDomain(host))) {
       throw new ApiError(403, "forbidden", `Sign in at ${config.publicUrl}/dashboard/, not on a status page's domain`);
     }
@@ -147,6 +147,16 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       turn.done(!ok);
     }
     return { ok } as const;
+  };
+  /** A new password's hash within the same budget; throws 429 when there is no turn now. */
+  const hashWithin = async (key: string, password: string) => {
+    const turn = await budget.turn(key);
+    if (!turn.granted) throw busy(turn.retryAfterSeconds);
+    try {
+      return await hashPassword(password);
+    } finally {
+      turn.done(false);
+    }
   };
   const busy = (seconds: number) =>
     new ApiError(429, "rate_limited", "Too many sign-ins are being checked: try again shortly", undefined, {
@@ -201,6 +211,21 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
     };
   };
 
+  /**
+   * A code that turns the second factor on or off: counted like a sign-in attempt (10 wrong per account in 15
+   * minutes), so a stolen session cannot guess its way to the member's second factor.
+   */
+  const checkCode = async (c: Context, email: string, secret: string, code: string) => {
+    const attempt = await countAttempt(c, email);
+    if (attempt.refused) throw rateLimited(attempt.refused);
+    if (!totpMatches(secret, code, clock.now())) {
+      throw badRequest("Invalid body: code is wrong or has expired", [
+        { field: "code", message: "is wrong or has expired" },
+      ]);
+    }
+    await attempt.refund();
+  };
+
   const openTotp = (sealed: string | null): string | null => {
     if (sealed === null) return null;
     return secrets.open(sealed);
@@ -220,7 +245,7 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       errors: [],
       handler: async ({ c }) => {
         c.header("cache-control", "no-store");
-        const session = await sessionFrom(c, store, clock);
+        const session = await sessionFrom(c, store, clock, config.publicUrl);
         if (!session) return envelope(200, "Not signed in", null);
         const user = await store.sessions.credentialsById(session.userId);
         const created = await store.sessions.sessionStart(session.sessionId);
@@ -289,8 +314,13 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       errors: [403],
       handler: async ({ c }) => {
         checkSameOrigin(c, config.publicUrl);
-        const cookie = getCookie(c, SECURE_SESSION_COOKIE) ?? getCookie(c, SESSION_COOKIE);
-        if (looksLikeSecret(cookie)) await store.sessions.deleteSession(secretHash(cookie));
+        // Both names: a browser may hold a plain cookie from before the server moved to HTTPS.
+        for (const name of [SECURE_SESSION_COOKIE, SESSION_COOKIE]) {
+          const cookie = getCookie(c, name);
+          if (looksLikeSecret(cookie)) await store.sessions.deleteSession(secretHash(cookie));
+          if (cookie !== undefined)
+            deleteCookie(c, name, { path: "/", secure: name === SECURE_SESSION_COOKIE || isSecure(c) });
+        }
         deleteCookie(c, sessionCookieName(isSecure(c)), { path: "/", secure: isSecure(c) });
         return c.body(null, 204);
       },
@@ -390,7 +420,7 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
             await attempt.refund();
           }
         }
-        const passwordHash = await hashPassword(body.password);
+        const passwordHash = await hashWithin(secretHash(link.email), body.password);
         const now = clock.now().toISOString();
         let session: { csrf: string; expiresAt: string } | undefined;
         const userId = await store.sessions.useLink(
@@ -495,7 +525,8 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
           ]);
         }
         await attempt.refund();
-        await store.sessions.setPassword(user.id, await hashPassword(body.password), clock.now().toISOString());
+        const passwordHash = await hashWithin(secretHash(user.email), body.password);
+        await store.sessions.setPassword(user.id, passwordHash, clock.now().toISOString());
         if (!isSession(principal)) return envelope(200, "Password changed", {});
         const { csrf, expiresAt } = await startSession(c, user.id);
         return envelope(200, "Password changed", await sessionAnswer(user.id, csrf, expiresAt));
@@ -535,7 +566,7 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       body: TotpEnable,
       response: { status: 200, description: "On", schema: Envelope(Me) },
       errors: [400, 401, 403, 409],
-      handler: async ({ body, principal }) => {
+      handler: async ({ body, principal, c }) => {
         sessionOnly(principal, "Turning the second factor on");
         if ((await store.sessions.credentialsById(principal.userId))?.totpSecret) {
           throw conflict(
@@ -554,11 +585,7 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
           throw badRequest("Invalid body: sealed is not a setup of yours", [
             { field: "sealed", message: "is not a setup of yours" },
           ]);
-        if (!totpMatches(secret, body.code, clock.now())) {
-          throw badRequest("Invalid body: code is wrong or has expired", [
-            { field: "code", message: "is wrong or has expired" },
-          ]);
-        }
+        await checkCode(c, principal.email, secret, body.code);
         await store.sessions.setTotpSecret(principal.userId, secrets.seal(secret));
         return envelope(200, "Second factor on", meOf(principal, true));
       },
@@ -574,16 +601,12 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
       body: TotpDisable,
       response: { status: 200, description: "Off", schema: Envelope(Me) },
       errors: [400, 401, 403],
-      handler: async ({ body, principal }) => {
+      handler: async ({ body, principal, c }) => {
         sessionOnly(principal, "Turning the second factor off");
         const user = await store.sessions.credentialsById(principal.userId);
         const secret = openTotp(user?.totpSecret ?? null);
         if (secret === null) return envelope(200, "Second factor off", meOf(principal, false));
-        if (!totpMatches(secret, body.code, clock.now())) {
-          throw badRequest("Invalid body: code is wrong or has expired", [
-            { field: "code", message: "is wrong or has expired" },
-          ]);
-        }
+        await checkCode(c, principal.email, secret, body.code);
         await store.sessions.setTotpSecret(principal.userId, null);
         return envelope(200, "Second factor off", meOf(principal, false));
       },

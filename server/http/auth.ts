@@ -31,9 +31,22 @@ interface AuthStore {
   };
 }
 
-/** The principal of the request's dashboard session cookie, or null (none, unknown, or past either limit). */
-export async function sessionFrom(c: Context, store: AuthStore, clock: Clock): Promise<SessionPrincipal | null> {
-  const cookie = getCookie(c, SECURE_SESSION_COOKIE) ?? getCookie(c, SESSION_COOKIE);
+/** Whether this server's sessions are HTTPS ones: its public address is https:, or the request came by TLS. */
+export function secureSessions(c: Context, publicUrl: string): boolean {
+  return publicUrl.startsWith("https:") || new URL(c.req.url).protocol === "https:";
+}
+
+/**
+ * The principal of the request's dashboard session cookie, or null (none, unknown, or past either limit). Over
+ * HTTPS only the `__Host-` cookie counts: a plain-named one could have been planted by a sibling subdomain.
+ */
+export async function sessionFrom(
+  c: Context,
+  store: AuthStore,
+  clock: Clock,
+  publicUrl: string,
+): Promise<SessionPrincipal | null> {
+  const cookie = getCookie(c, secureSessions(c, publicUrl) ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
   if (!looksLikeSecret(cookie)) return null;
   const now = clock.now();
   return store.sessions.session(
@@ -53,10 +66,11 @@ export async function principalFrom(
   c: Context,
   store: AuthStore,
   clock: Clock,
+  publicUrl: string,
 ): Promise<Principal | SessionPrincipal | null | "invalid"> {
   const token = bearerToken(header(c, "authorization"));
   if (token === "invalid") return token;
-  if (token === null) return sessionFrom(c, store, clock);
+  if (token === null) return sessionFrom(c, store, clock, publicUrl);
   return (await store.accounts.authenticate(hashToken(token), clock.now())) ?? "invalid";
 }
 

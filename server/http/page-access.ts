@@ -50,7 +50,10 @@ export interface PasswordCheckDeps {
 export interface PageAccessDeps {
   store: Store;
   clock: Clock;
-  config: Pick<Config, "trustedProxies" | "passwordAttempts" | "passwordWindowSeconds" | "passwordHashes">;
+  config: Pick<
+    Config,
+    "publicUrl" | "trustedProxies" | "passwordAttempts" | "passwordWindowSeconds" | "passwordHashes"
+  >;
   /** The app's limiter: PostgreSQL's when processes share a database, so wrong passwords count across them. */
   limiter: Limiter;
   passwordChecks?: PasswordCheckDeps;
@@ -209,7 +212,7 @@ export function pageAccess({ store, clock, config, limiter, passwordChecks = {} 
   return async function check(c: Context, view: PageView): Promise<void> {
     if (view.visibility === "public") return;
     if (view.visibility === "private") {
-      const principal = await principalFrom(c, store, clock);
+      const principal = await principalFrom(c, store, clock, config.publicUrl);
       if (principal === null || principal === "invalid" || principal.workspaceId !== view.workspaceId) {
         throw signInRequired();
       }

@@ -73,7 +73,7 @@ export function dashboardRoutes(
   const own = new URL(publicUrl).hostname;
   /** A page's custom domain is its owner's host: the dashboard (and its cookie) stay on the server's own address. */
   const elsewhere = async (c: Context) => {
-    const host = (header(c, "host") ?? "").toLowerCase().replace(/:\d+$/, "");
+    const host = (header(c, "host") ?? "").toLowerCase().replace(/:\d+$/, "").replace(/\.+$/, "");
     return host !== "" && host !== own && (await isCustomDomain(host));
   };
   const send = (c: Context, file: File, headers: Record<string, string>) => {
@@ -87,7 +87,7 @@ export function dashboardRoutes(
     return c.body(body, 200, all);
   };
   const page = async (c: Context) => {
-    if (await elsewhere(c)) return c.redirect(`${publicUrl}${c.req.path}`, 302);
+    if (await elsewhere(c)) return c.redirect(`${publicUrl}${c.req.path}${new URL(c.req.url).search}`, 302);
     const index = files.get("index.html");
     if (!index) throw new ApiError(404, "not_found", "The dashboard is not built: run npm run build");
     return send(c, index, DOCUMENT_HEADERS);

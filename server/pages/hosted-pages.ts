@@ -116,7 +116,7 @@ export function hostedPageRoutes(
       // A member signed in to the dashboard reads the page here as its visitors would; anyone else is asked to sign
       // in, on the server's own address (never on a custom domain, whose host the page's owner controls), and comes
       // back to the page there. Either answer is for this browser only.
-      const member = (await sessionFrom(c, store, clock))?.workspaceId === view.workspaceId;
+      const member = (await sessionFrom(c, store, clock, publicUrl))?.workspaceId === view.workspaceId;
       const data = member ? viewData(view) : promptData("private");
       const signIn = `${publicUrl}/dashboard/sign-in?next=${encodeURIComponent(`/${slug}/`)}`;
       const html = documentOf(data, member || embed ? {} : { signIn });

@@ -146,6 +146,9 @@ describeStores("dashboard sessions", (kind) => {
     expect(used.headers.get("set-cookie")).toMatch(/^__Host-porchlight_session=[A-Za-z0-9_-]{43};.*; Secure/i);
     const cookie = (used.headers.get("set-cookie") as string).split(";")[0] as string;
     expect((await ctx.anon.get("/public/v1/sites", { cookie })).status).toBe(200);
+    // Over HTTPS the plain name counts for nothing, even with a live session's secret: it could have been planted.
+    const plain = cookie.replace(/^__Host-/, "");
+    expect((await ctx.anon.get("/public/v1/sites", { cookie: plain })).status).toBe(401);
   });
 
   test("sign-in stays on the server's own address: a page's custom domain refuses it and sends the dashboard home", async () => {
@@ -162,6 +165,13 @@ describeStores("dashboard sessions", (kind) => {
     const signIn = await ctx.anon.post("/public/v1/session", { email: owner.email, password: PASSWORD }, there);
     expect(signIn.status).toBe(403);
     expect(signIn.headers.get("set-cookie")).toBeNull();
+    // The same name with a trailing dot (which resolves alike) is the same custom domain.
+    const dotted = await ctx.anon.post(
+      "/public/v1/session",
+      { email: owner.email, password: PASSWORD },
+      { host: `${host}.`, origin: `http://${host}.` },
+    );
+    expect(dotted.status).toBe(403);
     const dash = await ctx.app.request("/dashboard/sign-in", { headers: { host } });
     expect(dash.status).toBe(302);
     expect(dash.headers.get("location")).toBe("http://status.test/dashboard/sign-in");
@@ -505,6 +515,19 @@ describeStores("dashboard sessions", (kind) => {
       totp: totpCode(secret, step),
     });
     expect(done.status).toBe(200);
+
+    // Codes that would turn it off are counted like sign-ins: a stolen session cannot guess its way through.
+    const signedIn = {
+      ...SAME_ORIGIN,
+      cookie: (done.headers.get("set-cookie") as string).split(";")[0] as string,
+      "x-csrf-token": done.json.data.csrfToken,
+    };
+    const wrongs: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      wrongs.push((await ctx.anon.post("/public/v1/me/totp/disable", { code: wrongCode }, signedIn)).status);
+    }
+    expect(wrongs).toContain(400);
+    expect(wrongs.at(-1)).toBe(429);
   });
 
   test("API tokens: created once, listed with last use, revoked at once; another member's are out of reach", async () => {

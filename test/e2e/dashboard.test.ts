@@ -476,6 +476,19 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
     await viewer.context.close();
   }, 60_000);
 
+  test("after sign-in, ?next= leads only somewhere on this origin", async () => {
+    for (const next of ["/.//evil.example/", "//evil.example/", "https://evil.example/", "/\t/evil.example/"]) {
+      const visitor = await open();
+      await visitor.page.goto(`${origin}/dashboard/sign-in?next=${encodeURIComponent(next)}`);
+      await dashboard(visitor.page).getByLabel("E-mail").fill("owner@example.com");
+      await dashboard(visitor.page).getByLabel("Password").fill(PASSWORD);
+      await dashboard(visitor.page).getByRole("button", { name: "Sign in" }).click();
+      await expect.poll(() => dashboard(visitor.page).getByRole("button", { name: "Sign out" }).count()).toBe(1);
+      expect(new URL(visitor.page.url()).origin, next).toBe(origin);
+      await visitor.context.close();
+    }
+  }, 60_000);
+
   test("sign-in brute force: after 10 wrong passwords, 429 with the wait shown", async () => {
     const guesser = await open();
     await guesser.page.goto(`${origin}/dashboard/sign-in`);
