@@ -18,12 +18,14 @@ import { itemRoutes } from "./api/items.ts";
 import { maintenanceRoutes } from "./api/maintenance.ts";
 import { memberRoutes } from "./api/members.ts";
 import { publicPageRoutes } from "./api/public-pages.ts";
+import { PushInbox, pushRoutes } from "./api/push.ts";
 import { sessionRoutes } from "./api/session.ts";
 import { siteRoutes } from "./api/sites.ts";
 import { statusPageRoutes } from "./api/status-pages.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { ROLE_PERMISSIONS, type RoleName } from "./contract/account.ts";
+import { sentence, withOwnerMessages } from "./contract/messages.ts";
 import { checkCsrf, isSession, principalFrom } from "./http/auth.ts";
 import { ApiError, errorBody, forbidden, payloadTooLarge, unauthorized } from "./http/errors.ts";
 import { publicReadFastPath, siteDetailFastPath } from "./http/fast-path.ts";
@@ -50,7 +52,7 @@ import { dashboardRoutes } from "./pages/dashboard.ts";
 import { hostedPageRoutes } from "./pages/hosted-pages.ts";
 import { LandingPage, landingRoute } from "./pages/landing.ts";
 import type { Store } from "./store/store.ts";
-import { PUBLIC_CORS, strongEtag } from "./views/headers.ts";
+import { keptEtag, PUBLIC_CORS, pollHeaders, strongEtag } from "./views/headers.ts";
 import { PageViews } from "./views/page-views.ts";
 import { ReadModel } from "./views/read-model.ts";
 import type { SiteRecord } from "./views/site-detail.ts";
@@ -133,11 +135,21 @@ export function createApp({
     landing.invalidate();
   };
   const secrets = new SecretBox(config.secretKey, config.dataDir);
+  const pushInbox = new PushInbox(store, clock, changed, logger);
   const routes: Route[] = [
     ...sessionRoutes({ store, clock, config, limiter, mailer, secrets, logger }),
     ...memberRoutes({ store, clock, publicUrl: config.publicUrl, mailer, logger }),
     ...healthRoutes({ store, engine: deps.engine }),
-    ...siteRoutes({ store, clock, records, changed }),
+    ...siteRoutes({
+      store,
+      clock,
+      records,
+      changed,
+      allowPrivate: config.allowPrivateTargets,
+      publicUrl: config.publicUrl,
+      pushInbox,
+    }),
+    ...pushRoutes({ inbox: pushInbox, clock, trustedProxies: config.trustedProxies }),
     ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
     ...itemRoutes({ store, clock, changed }),
     ...incidentRoutes({ store, clock, changed }),
@@ -224,6 +236,9 @@ export function createApp({
   for (const def of routes) {
     const path = def.path.replace(/\{(\w+)\}/g, ":$1");
     const parseParams = pathParser(def);
+    // Field errors are worded for the owners who read them in a form (contract/messages.ts).
+    const querySchema = def.query && withOwnerMessages(def.query);
+    const bodySchema = def.body && withOwnerMessages(def.body);
     app.on(def.method.toUpperCase(), path, async (c) => {
       let principal = null;
       if (def.access === "token") {
@@ -244,16 +259,17 @@ export function createApp({
         await enforceLimit(c, limiter, apiRule, found.tokenId);
       }
       const params = parseParams(c.req.param());
-      const query = def.query ? parseOrThrow(def.query, queryObject(c), "query parameter") : {};
-      const body = def.body ? parseOrThrow(def.body, await readJson(c), "body") : undefined;
+      const query = querySchema ? parseOrThrow(querySchema, queryObject(c), "query parameter") : {};
+      const body = bodySchema ? parseOrThrow(bodySchema, await readJson(c), "body") : undefined;
       const reply = await def.handler({ params, query, body, principal, c });
       if (reply instanceof Response) return reply;
       const payload = checkResponses ? def.response.schema.parse(reply.body) : reply.body;
-      if (def.access === "token" && def.response.headers?.includes("ETag") && reply.json === undefined) {
-        // A member's poll (the dashboard's live list): the same bytes give the same ETag, and a 304 until they change.
-        const bytes = JSON.stringify(payload);
-        const etag = strongEtag(bytes);
-        const headers = { etag, "cache-control": "private, no-cache", vary: "Authorization, Cookie" };
+      if (def.access === "token" && def.response.headers?.includes("ETag")) {
+        // A member's poll (the dashboard's live screens): the same bytes give the same ETag, and a 304 until they
+        // change. Bytes a read model keeps (a site's detail) are hashed once while they stay cached.
+        const bytes = reply.json ?? JSON.stringify(payload);
+        const etag = typeof bytes === "string" ? strongEtag(bytes) : keptEtag(bytes);
+        const headers = pollHeaders(etag);
         if (matchesEtag(header(c, "if-none-match"), etag)) return c.body(null, 304, headers);
         return c.body(bytes, reply.status as 200, { "content-type": JSON_TYPE, ...headers });
       }
@@ -291,7 +307,10 @@ export function createApp({
   });
   app.onError((err, c) => {
     if (err instanceof ApiError) {
-      return c.json(errorBody(err), err.status as 400, err.headers);
+      const body = errorBody(err);
+      // A handler's own field errors read as the validator's do: sentences (contract/messages.ts).
+      if (body.details) body.details = body.details.map((d) => ({ field: d.field, message: sentence(d.message) }));
+      return c.json(body, err.status as 400, err.headers);
     }
     logger.error({ requestId: c.get("requestId"), err }, "unhandled error");
     const error = new ApiError(500, "internal", "Internal error; the request id is in the X-Request-Id header");
@@ -317,5 +336,5 @@ export function createApp({
     records.drop((key) => ids.has(key.slice(0, key.indexOf("|"))));
     if (summary.pagesChanged) views.invalidate();
   };
-  return { app, listener, fastPath, fastPathCounts: counts, recorded, mailer, routes };
+  return { app, listener, fastPath, fastPathCounts: counts, recorded, mailer, routes, pushInbox };
 }

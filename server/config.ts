@@ -35,6 +35,7 @@ export const ConfigSchema = z.object({
     .optional(),
   PORCHLIGHT_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: LogLevel.default("info"),
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   PORCHLIGHT_OWNER_EMAIL: AccountEmail.default("owner@localhost"),
   PORCHLIGHT_TRUSTED_PROXIES: z
     .string()
@@ -96,6 +97,8 @@ function configSchema(cwd: string) {
     databaseUrl: e.DATABASE_URL,
     publicUrl: (e.PORCHLIGHT_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     logLevel: e.LOG_LEVEL,
+    /** How log lines read; undefined: pretty on a terminal, JSON otherwise (log.ts). */
+    logFormat: e.LOG_FORMAT,
     ownerEmail: e.PORCHLIGHT_OWNER_EMAIL,
     trustedProxies: e.PORCHLIGHT_TRUSTED_PROXIES,
     passwordAttempts: e.PORCHLIGHT_PASSWORD_ATTEMPTS,

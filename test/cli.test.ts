@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { bootstrapOwner } from "../server/accounts/accounts.ts";
 import { hashToken } from "../server/accounts/secrets.ts";
-import { firstStartMessage } from "../server/cli/first-start.ts";
+import { firstStartMessage, startLine } from "../server/cli/first-start.ts";
 import { type CliDeps, runCli } from "../server/cli/program.ts";
 import { shutdown } from "../server/cli/shutdown.ts";
 import type { Config } from "../server/config.ts";
@@ -353,24 +353,36 @@ describe("the first start's message", () => {
     ["::", "http://localhost:8787", true],
     ["::1", "http://[::1]:8787", false],
     ["status.internal", "http://status.internal:8787", false],
-  ])("listening on %s: a box naming %s, the token and a curl example", (host, url, everywhere) => {
-    const setupUrl = `${url}/dashboard/setup#token=${"s".repeat(43)}`;
-    const text = firstStartMessage({ ownerEmail: "me@example.com", token, setupUrl, host, port: 8787 });
-    const lines = text.replace(/^\n/, "").replace(/\n$/, "").split("\n");
-    const [first, last] = [lines[0] as string, lines.at(-1) as string];
-    expect(first).toMatch(RULE);
-    expect(last).toBe(first);
-    for (const line of lines.slice(1, -1)) {
-      expect(line).toMatch(/^\| .* \|$/);
-      expect(line).toHaveLength(first.length);
-    }
-    expect(text).toContain(`Porchlight is listening on ${url}`);
-    expect(text.includes("every other address")).toBe(everywhere);
-    expect(text).toContain("me@example.com (plan stack)");
-    expect(text).toContain(`    ${setupUrl}  `);
-    expect(text).toContain(`    ${token}  `);
-    expect(text).toContain("It is shown only this once.");
-    expect(text).toContain(`curl -H "Authorization: Bearer ${token}" ${url}/public/v1/sites`);
+  ])(
+    "listening on %s: within 80 columns, naming %s, the link, the token and a curl example",
+    (host, url, everywhere) => {
+      const setupUrl = `${url}/dashboard/setup#token=${"s".repeat(43)}`;
+      const text = firstStartMessage({ ownerEmail: "me@example.com", token, setupUrl, host, port: 8787 });
+      const lines = text.replace(/^\n/, "").replace(/\n$/, "").split("\n");
+      const [first, last] = [lines[0] as string, lines.at(-1) as string];
+      expect(first).toMatch(RULE);
+      expect(first).toHaveLength(80);
+      expect(last).toBe(first);
+      // Everything fits 80 columns but the link, which no line break may cut: it has a line of its own.
+      for (const line of lines.filter((l) => l !== setupUrl)) expect(line.length, line).toBeLessThanOrEqual(80);
+      expect(lines).toContain(setupUrl);
+      expect(lines).toContain(token);
+      const words = lines.join(" ").replace(/\s+/g, " ");
+      expect(words).toContain(`Porchlight is listening on ${url}`);
+      expect(words.includes("every other address")).toBe(everywhere);
+      expect(words).toContain("me@example.com (plan stack)");
+      expect(words).toContain("It is shown only this once.");
+      // The command as a shell reads it: the line continuation joins its two lines.
+      expect(text.replace(/ \\\n\s*/g, " ")).toContain(
+        `curl -H "Authorization: Bearer ${token}" ${url}/public/v1/sites`,
+      );
+    },
+  );
+
+  test("the start line names the dashboard, the status pages and the docs under the public address", () => {
+    expect(startLine("https://status.example.com")).toBe(
+      "Porchlight is running: dashboard https://status.example.com/dashboard/, status pages https://status.example.com/<slug>, docs https://status.example.com/docs/",
+    );
   });
 });
 
@@ -525,14 +537,19 @@ describeStores("porchlight command", (kind) => {
       await first.until(boxDone);
       const lines = first.stdout().split("\n");
       const top = lines.findIndex((l) => RULE.test(l));
-      // The box is the last thing printed, right after the "listening" log line (and a blank line).
+      // The box is the last thing printed, right after the "listening" log line, the start line and a blank line.
       expect(lines.findLastIndex((l) => RULE.test(l))).toBe(lines.length - 2);
       expect(lines.at(-1)).toBe("");
       expect(lines[top - 1]).toBe("");
-      expect(JSON.parse(lines[top - 2] as string)).toMatchObject({
+      expect(JSON.parse(lines[top - 3] as string)).toMatchObject({
         msg: "porchlight listening",
         port,
         host: "127.0.0.1",
+      });
+      // Where the owner said the server is (PORCHLIGHT_PUBLIC_URL's default: localhost and PORT).
+      expect(JSON.parse(lines[top - 2] as string)).toMatchObject({
+        level: 30,
+        msg: expect.stringContaining(`dashboard http://localhost:${port}/dashboard/`),
       });
       const box = lines.slice(top).join("\n");
       const token = tokenIn(box) as string;
@@ -540,7 +557,7 @@ describeStores("porchlight command", (kind) => {
       expect(box).toContain(`Porchlight is listening on http://127.0.0.1:${port}.`);
       expect(box).toContain("me@example.com (plan stack)");
       expect(box).toContain("It is shown only this once.");
-      expect(box).toContain(`curl -H "Authorization: Bearer ${token}" http://127.0.0.1:${port}/public/v1/sites`);
+      expect(box).toContain(`curl -H "Authorization: Bearer ${token}" \\\n  http://127.0.0.1:${port}/public/v1/sites`);
 
       const base = `http://127.0.0.1:${port}`;
       expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: "ok" });

@@ -354,9 +354,11 @@ export const UNKNOWN_PARAMS: Record<string, string> = {
   id: "2147483647",
   itemId: "2147483647",
   incidentId: "2147483647",
+  updateId: "2147483647",
   slug: "no-such-page",
   snapshotId: "nope",
   memberId: "000000000000000000000000",
   invitationId: "lnk_0000000000000000",
   tokenId: "tok_0000000000000000",
+  token: "A".repeat(32),
 };

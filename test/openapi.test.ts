@@ -33,6 +33,8 @@ const LINT_CONFIG = {
     "operation-4xx-response": "off",
     // The paths are the spec's (/public/v1/site/{siteId} is singular), and `public` and `v1` are not collections.
     "path-segment-plural": "off",
+    // Verbs as words of a path (…/get-x), not inside one: "target-check" names no verb (issue 27's route).
+    "no-http-verbs-in-paths": { severity: "error", splitIntoWords: true },
     // The tags keep the reference's reading order (resources, public reads, utilities, operations), not A to Z.
     "tags-alphabetical": "off",
     // Self-hosted, open-source software: no single contact address belongs in every deployment's document.
@@ -248,16 +250,64 @@ test("units, limits and decisions are documented", () => {
   expect(doc.components.schemas.StatusPageItem.properties.status.enum).toEqual([
     "operational",
     "degraded",
-    "outage",
+    "partial_outage",
+    "major_outage",
+    "maintenance",
     "paused",
     "unknown",
-    "maintenance",
   ]);
   expect(doc.components.securitySchemes.statusPagePassword).toMatchObject({
     in: "header",
     name: "X-Status-Page-Password",
   });
   expect(doc.components.schemas.Site.properties.legacyStatus.deprecated).toBe(true);
+});
+
+test("issue 28: tags on sites, the tag filter and counts, secret rotation and ending maintenance early", () => {
+  expect(doc.components.schemas.Site.required).toContain("tags");
+  const tags = (doc.components.schemas.SiteCreate ?? doc.components.schemas.SiteCreateInput).properties.tags;
+  expect(tags).toMatchObject({ type: "array", maxItems: 10, items: { minLength: 1, maxLength: 32 } });
+  for (const path of ["/public/v1/sites", "/public/v1/sites/overview"]) {
+    expect(doc.paths[path].get.parameters.map((p: any) => p.name)).toContain("tag");
+  }
+  const counts = resolve(doc.paths["/public/v1/sites/tags"].get.responses["200"].content["application/json"].schema);
+  expect(resolve(resolve(counts.properties.data.properties.tags).items)).toMatchObject({
+    properties: { tag: { type: "string" }, count: { type: "integer" } },
+  });
+  const rotate = doc.paths["/public/v1/alert-channels/{channelId}/rotate-secret"].post;
+  expect(JSON.stringify(rotate.responses["200"])).toContain("AlertChannelCreated");
+  expect(Object.keys(rotate.responses)).toEqual(expect.arrayContaining(["400", "404"]));
+  const end = doc.paths["/public/v1/maintenance-windows/{windowId}/end"].post;
+  expect(Object.keys(end.responses)).toEqual(expect.arrayContaining(["200", "404", "409"]));
+});
+
+test("the incident model: impact and each service's status required; owners read OwnerIncident, visitors Incident", () => {
+  const schemas = doc.components.schemas;
+  expect(schemas.Incident.required).toEqual(expect.arrayContaining(["impact", "affected"]));
+  expect(schemas.Incident.properties.affected.items.required).toEqual(["id", "label", "status"]);
+  expect(schemas.Incident.properties.impact.enum).toEqual(["none", "minor", "major", "critical"]);
+  expect(schemas.OwnerIncident.required).toEqual(expect.arrayContaining(["published", "publishedAt", "source"]));
+  expect(JSON.stringify(schemas.Incident)).not.toContain("detail");
+  const data = (op: any, status: string) =>
+    JSON.stringify(resolve(op.responses[status].content["application/json"].schema));
+  const incidents = "/public/v1/status-pages/{id}/incidents";
+  for (const [path, method, status] of [
+    [incidents, "get", "200"],
+    [incidents, "post", "201"],
+    [`${incidents}/{incidentId}`, "patch", "200"],
+    [`${incidents}/{incidentId}/updates`, "post", "201"],
+    [`${incidents}/{incidentId}/updates/{updateId}`, "patch", "200"],
+    [`${incidents}/{incidentId}/publish`, "post", "200"],
+  ] as const) {
+    expect(data(doc.paths[path][method], status), `${method} ${path}`).toContain("#/components/schemas/OwnerIncident");
+  }
+  for (const path of ["/public/v1/status-page/{slug}", "/public/v1/status-page/{slug}/incidents"]) {
+    expect(JSON.stringify(doc.paths[path].get.responses["200"]), path).not.toContain("OwnerIncident");
+  }
+  expect(JSON.stringify(schemas.IncidentCreate.properties.items)).toContain("#/components/schemas/AffectedItem");
+  expect(schemas.IncidentCreate.properties.publish.default).toBe(true);
+  expect(schemas.StatusPage.required).toContain("incidentPolicy");
+  expect(JSON.stringify(schemas.StatusPagePatch.properties.incidentPolicy)).toContain("IncidentPolicyPatch");
 });
 
 test("the password is write-only: no response schema carries it", () => {

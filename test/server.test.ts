@@ -40,6 +40,16 @@ describe("npm start on SQLite", () => {
       body: JSON.stringify({ name: "Open", slug: "open" }),
     });
     for (let i = 0; i < 3; i++) expect((await fetch(`${base}/public/v1/status-page/open`)).status).toBe(200);
+    // A push site's address carries its secret: the request line names the route, never the token.
+    const push = await fetch(`${base}/public/v1/sites`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: "Nightly backup", url: "push://" }),
+    });
+    expect(push.status).toBe(201);
+    const pushPath = new URL((await push.json()).data.pushUrl).pathname;
+    const pushToken = pushPath.split("/").pop() as string;
+    expect((await fetch(`${base}${pushPath}?status=up`, { method: "POST" })).status).toBe(200);
     expect(await first.stop()).toBe(0);
 
     const logLines = first
@@ -47,9 +57,19 @@ describe("npm start on SQLite", () => {
       .split("\n")
       .filter((l) => l.startsWith("{"));
     const requests = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
-    expect(requests.length).toBeGreaterThanOrEqual(5);
+    // At info, the writes and the refusal; the successful reads (health, status pages) are debug lines.
+    expect(requests.map((r) => `${r.method} ${r.status}`).sort()).toEqual([
+      "GET 401",
+      "POST 200",
+      "POST 201",
+      "POST 201",
+      "POST 201",
+    ]);
+    expect(requests.find((r) => r.status === 200).path).toBe("/public/v1/push/***");
     for (const entry of requests)
-      expect(entry).toMatchObject({ requestId: expect.any(String), status: expect.any(Number) });
+      expect(entry).toMatchObject({ level: 30, requestId: expect.any(String), path: expect.any(String) });
+    const started = logLines.map((l) => JSON.parse(l)).find((l) => l.msg.startsWith("Porchlight is running"));
+    expect(started.msg).toContain(`dashboard http://localhost:${first.port}/dashboard/`);
     // The first read of the open page built its view (an info line); the two after it came from memory, counted.
     const summary = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === "reads served from memory");
     expect(summary).toMatchObject({ level: 30, counts: { "status page 200": 2 } });
@@ -57,12 +77,34 @@ describe("npm start on SQLite", () => {
     expect(logs).not.toContain(token);
     expect(logs).not.toContain(secret);
     expect(logs).not.toContain("wrong");
+    expect(logs).not.toContain(pushToken);
 
     const second = await start({ PORCHLIGHT_DATA_DIR: dataDir });
     expect(tokenIn(second.output())).toBeUndefined();
     const still = await fetch(`http://127.0.0.1:${second.port}/public/v1/sites`, { headers: auth });
     expect(still.status).toBe(200);
     await second.stop();
+  });
+
+  test("the dashboard links its icon, and /favicon.ico answers it", async () => {
+    const server = await start({ PORCHLIGHT_DATA_DIR: dataDir, PORCHLIGHT_ENGINE: "off" });
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      const html = await (await fetch(`${base}/dashboard/`)).text();
+      const href = /<link rel="?icon"? href="?([^" >]+)"?[^>]*type="?image\/svg\+xml/.exec(html)?.[1];
+      expect(href).toMatch(/^\/dashboard\/assets\/favicon-[\w-]+\.svg$/);
+      const linked = await fetch(`${base}${href}`);
+      expect(linked.status).toBe(200);
+      expect(linked.headers.get("content-type")).toBe("image/svg+xml");
+      const icon = await linked.text();
+      expect(icon).toMatch(/^<svg /);
+      const ico = await fetch(`${base}/favicon.ico`);
+      expect(ico.status).toBe(200);
+      expect(ico.headers.get("content-type")).toBe("image/svg+xml");
+      expect(await ico.text()).toBe(icon);
+    } finally {
+      await server.stop();
+    }
   });
 
   test("a bad variable stops start-up with a message naming it", async () => {

@@ -37,6 +37,11 @@ describeStores("store", (kind) => {
       "0008_expiry_reminders",
       "0009_maintenance",
       "0010_sessions",
+      "0011_calm_alerts",
+      "0012_incident_model",
+      "0013_site_tags",
+      "0014_maintenance_end",
+      "0015_monitor_kinds",
     ]);
     await again.close();
   });

@@ -5,6 +5,7 @@
  * mail transport. Never throws: every outcome is a DeliveryResult, and no result holds a credential (errors name
  * hosts, never paths, tokens or bodies sent).
  */
+import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { DeliveryResult } from "../contract/alerts.ts";
 import { storableText } from "../contract/common.ts";
@@ -74,7 +75,10 @@ export async function deliver(outbound: Outbound, deps: DeliveryDeps): Promise<D
         }),
       ]);
       // Without SMTP_URL the message is a file in the data directory: said so, not taken for a sent mail.
-      const response = sent.file ? `written to ${sent.file} (no SMTP_URL is set)` : sent.messageId;
+      // The file's name only: an answer to a client never shows the server's paths.
+      const response = sent.file
+        ? `written to the server's mail folder as ${basename(sent.file)} (no SMTP_URL is set)`
+        : sent.messageId;
       return { ok: true, statusCode: null, error: null, responseTimeMs: ms(), response: shown(response) };
     } catch (error) {
       return {

@@ -20,6 +20,11 @@ export interface AlertIntent {
   downSince: string | null;
   /** A certificate's or a domain's expiry (a renewal's: the new one), and the days left. */
   expiry?: { expiresAt: string; daysLeft: number } | null;
+  /**
+   * Flapping (site.flapping, site.flapping_ended): its outages since it began to flap, when the first began, the
+   * state it holds now, and the span from the first outage to the latest change.
+   */
+  flapping?: { outages: number; since: string; state: "up" | "down"; spanSeconds: number };
 }
 
 const ENABLED: Record<AlertIntent["type"], keyof AlertRoute["events"]> = {
@@ -32,6 +37,9 @@ const ENABLED: Record<AlertIntent["type"], keyof AlertRoute["events"]> = {
   "domain.expiring": "domain",
   "domain.renewed": "domain",
   "performance.chronic": "performance",
+  // Flapping replaces the down and recovered alerts for a while: it is heard where "down" is.
+  "site.flapping": "down",
+  "site.flapping_ended": "down",
 };
 
 const days = (n: number) => `${n} day${n === 1 ? "" : "s"}`;
@@ -70,10 +78,25 @@ function summaryOf(intent: AlertIntent, name: string, downtimeSeconds: number | 
       return `The domain of ${name} ${expiry ? expiresIn(expiry) : "expires soon"}.`;
     case "domain.renewed":
       return `The domain of ${name} was renewed${expiry ? `: it expires on ${expiry.expiresAt.slice(0, 10)}` : ""}.`;
+    case "site.flapping": {
+      const f = intent.flapping;
+      const times = f ? `${f.outages} outages in ${duration(f.spanSeconds)}` : "repeated outages";
+      return `${name} is flapping: ${times}. Down and recovery alerts pause until it holds one state.`;
+    }
+    case "site.flapping_ended": {
+      const f = intent.flapping;
+      const story = f ? `: ${f.outages} outages over ${duration(f.spanSeconds)}` : "";
+      return f?.state === "down"
+        ? `${name} stopped flapping and is DOWN${story}.`
+        : `${name} stopped flapping and is up${story}.`;
+    }
   }
 }
 
-/** The outbox rows of a judgement's alert intents; `newId` names each event (an id per event and channel). */
+/**
+ * The outbox rows of a judgement's alert intents; `newId` names each event (one id for all its channels) and each
+ * delivery (an id per event and channel).
+ */
 export function alertWrites(
   intents: AlertIntent[],
   routes: Map<string, AlertRoute>,
@@ -85,14 +108,21 @@ export function alertWrites(
     const route = routes.get(intent.siteId);
     if (!route?.events[ENABLED[intent.type]]) continue;
     const downtimeSeconds =
-      (intent.type === "site.recovered" || intent.type === "site.still_down") && intent.downSince
+      (intent.type === "site.recovered" ||
+        intent.type === "site.still_down" ||
+        (intent.type === "site.flapping_ended" && intent.flapping?.state === "down")) &&
+      intent.downSince
         ? Math.max(0, Math.round((Date.parse(now) - Date.parse(intent.downSince)) / 1000))
         : null;
+    // One id for the event, the same on every channel told of it (a receiver on two can de-duplicate by it); one
+    // id per delivery, unique in the outbox.
+    const id = `evt_${newId()}`;
     for (const channel of route.channels) {
-      const id = `evt_${newId()}`;
+      const deliveryId = `dlv_${newId()}`;
       const event: AlertEvent = {
         version: 1,
         id,
+        deliveryId,
         type: intent.type,
         occurredAt: now,
         site: route.site,
@@ -100,9 +130,18 @@ export function alertWrites(
         reason: intent.type === "site.recovered" ? null : intent.reason,
         downtimeSeconds,
         expiry: intent.expiry ?? null,
+        ...(intent.flapping
+          ? {
+              flapping: {
+                outages: intent.flapping.outages,
+                since: intent.flapping.since,
+                state: intent.flapping.state,
+              },
+            }
+          : {}),
       };
       rows.push({
-        event_id: id,
+        event_id: deliveryId,
         workspace_id: route.workspaceId,
         channel_id: channel,
         site_id: intent.siteId,

@@ -32,15 +32,25 @@ export const LOOK: Record<AlertEvent["type"], { mark: string; colour: string; wo
   "domain.expiring": { mark: "🌐", colour: "#8a5300", word: "Domain expiring" },
   "domain.renewed": { mark: "🌐", colour: "#1a7f37", word: "Domain renewed" },
   "performance.chronic": { mark: "🐢", colour: "#8a5300", word: "Chronic performance" },
+  "site.flapping": { mark: "🔁", colour: "#8a5300", word: "Flapping" },
+  "site.flapping_ended": { mark: "🔁", colour: "#2563eb", word: "Flapping ended" },
   test: { mark: "🔔", colour: "#2563eb", word: "Test" },
 };
 
-/** The event in a few lines of plain text: its summary, then the reason or the outage's length, then the site. */
+/**
+ * The event in a few lines of plain text: its summary, then the reason, then the site. The outage's length is in
+ * the summary of a recovery and a still-down alert, so only a flapping that ended down says it on a line of its own.
+ */
 export function plainText(event: AlertEvent): string {
   return [
     event.summary,
     event.reason ? `Reason: ${event.reason}` : null,
-    event.downtimeSeconds !== null ? `Down for ${duration(event.downtimeSeconds)}.` : null,
+    event.type === "site.flapping_ended" && event.downtimeSeconds !== null
+      ? `Down for ${duration(event.downtimeSeconds)}.`
+      : null,
+    event.flapping
+      ? `Outages while flapping: ${event.flapping.outages} since ${event.flapping.since}; now ${event.flapping.state}.`
+      : null,
     `${event.site.name}: ${event.site.url}`,
     `At ${event.occurredAt}`,
   ]
@@ -48,10 +58,11 @@ export function plainText(event: AlertEvent): string {
     .join("\n");
 }
 
-/** A duration in words: "45 s", "12 min", "3 h 5 min", "2 d 4 h". */
+/** A duration in words: "45 s", "1 min 30 s", "12 min", "3 h 5 min", "2 d 4 h"; seconds only under 10 minutes. */
 export function duration(seconds: number): string {
   if (seconds < 60) return `${seconds} s`;
   const minutes = Math.floor(seconds / 60);
+  if (minutes < 10 && seconds % 60 !== 0) return `${minutes} min ${seconds % 60} s`;
   if (minutes < 60) return `${minutes} min`;
   const hours = Math.floor(minutes / 60);
   if (hours < 24) return `${hours} h ${minutes % 60} min`;

@@ -3,7 +3,7 @@ import { performance } from "node:perf_hooks";
 import { addressRefusal } from "../engine/address-policy.ts";
 import { resolveAll } from "../engine/dns-cache.ts";
 import { DOMAIN_CACHE, type DomainLookupOptions } from "../engine/domain.ts";
-import { CHECK_DEFAULTS, type CheckPolicy, checkHttp } from "../engine/http-check.ts";
+import { CHECK_DEFAULTS, type CheckPolicy, checkHttp, unfollowedRedirect } from "../engine/http-check.ts";
 
 /**
  * How the anonymous surface reaches out: one policy object per use (a snapshot, a domain lookup). Production
@@ -149,7 +149,7 @@ export async function safeFetch(
     throw error;
   });
   if (!result) return failed(timedOut);
-  const answered = result.statusCode !== null;
+  const answered = result.statusCode !== null && !unfollowedRedirect(result);
   return {
     ok: answered,
     error: answered ? null : result.error,

@@ -18,9 +18,10 @@ import {
   ChannelCreate,
   ChannelCreated,
   ChannelId,
+  ChannelList,
   ChannelPatch,
+  ChannelTestResult,
   type ChannelType,
-  DeliveryResult,
 } from "../contract/alerts.ts";
 import { Envelope, envelope } from "../contract/common.ts";
 import { addressRefusal } from "../engine/address-policy.ts";
@@ -73,7 +74,10 @@ function privateTarget(config: Record<string, unknown>, allowPrivate: boolean): 
   const host = new URL(config.url).hostname.replace(/^\[|\]$/g, "");
   if (!isIP(host)) return null;
   const reason = addressRefusal(host, { allowPrivate: false });
-  return reason && `must not be a ${reason} address (the operator allows those with PORCHLIGHT_ALLOW_PRIVATE_TARGETS)`;
+  return (
+    reason &&
+    `Enter a public address: this one is ${reason} (the operator allows those with PORCHLIGHT_ALLOW_PRIVATE_TARGETS).`
+  );
 }
 
 /** A type's settings checked as on creation: 400 naming config.<field>. */
@@ -88,11 +92,15 @@ function parseConfig(type: ChannelType, value: unknown, allowPrivate: boolean): 
   return parsed.data;
 }
 
+/** A signing secret the server makes: 24 random bytes, hex, after a prefix that says what it is. */
+const newSigningSecret = () => `whsec_${randomBytes(24).toString("hex")}`;
+
 /** The event a test sends: an example site, this channel's name. */
 function testEvent(row: ChannelRow, now: Date): AlertEvent {
   return {
     version: 1,
     id: `test_${randomBytes(12).toString("hex")}`,
+    deliveryId: `test_${randomBytes(12).toString("hex")}`,
     type: "test",
     occurredAt: now.toISOString(),
     site: { id: "example", name: "Example site", url: "https://example.com" },
@@ -109,6 +117,11 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
     if (!row) throw notFound("Alert channel");
     return row;
   };
+  /** Why a conditional write changed nothing: the channel was deleted (404) or written meanwhile (409). */
+  const changedOrGone = async (workspaceId: string, id: string) =>
+    (await store.alerts.channel(workspaceId, id))
+      ? conflict("updatedAt", "The channel changed meanwhile: load it again, then make your change.")
+      : notFound("Alert channel");
   return [
     route({
       method: "get",
@@ -121,7 +134,7 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
       response: {
         status: 200,
         description: "The channels, masked",
-        schema: Envelope(z.object({ channels: z.array(Channel) })),
+        schema: Envelope(ChannelList),
       },
       errors: [401, 403],
       async handler({ principal: p }) {
@@ -147,7 +160,7 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
         let secret: string | undefined;
         if (body.type === "webhook") {
           const hook = config as ChannelConfig["webhook"];
-          hook.secret ??= `whsec_${randomBytes(24).toString("hex")}`;
+          hook.secret ??= newSigningSecret();
           secret = hook.secret;
         }
         const now = clock.now().toISOString();
@@ -209,9 +222,42 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
           changes.config = secrets.seal(JSON.stringify(config));
           changes.target = providerOf(type).target(config as ChannelConfig["webhook"]);
         }
-        const updated = await store.alerts.updateChannel(p.workspaceId, params.channelId, changes);
-        if (!updated) throw notFound("Alert channel");
+        // The config is read, changed and sealed whole: written only if nobody wrote it meanwhile.
+        const updated = await store.alerts.updateChannel(p.workspaceId, params.channelId, changes, row.updated_at);
+        if (!updated) throw await changedOrGone(p.workspaceId, params.channelId);
         return envelope(200, "Alert channel updated", view(updated));
+      },
+    }),
+    route({
+      method: "post",
+      path: "/public/v1/alert-channels/{channelId}/rotate-secret",
+      operationId: "rotateAlertChannelSecret",
+      summary: "Give a webhook channel a new signing secret, answered once",
+      description:
+        "The server makes a new signing secret and answers it, in this answer only, as the creating answer does. Every delivery signed from now on uses it, retries of earlier events included; the old secret signs nothing more. 400 for a channel that is not a webhook.",
+      tag: "Alert channels",
+      access: "token",
+      permission: "alerts:write",
+      params: ChannelParams,
+      response: { status: 200, description: "The channel, and its new secret", schema: Envelope(ChannelCreated) },
+      errors: [400, 401, 403, 404, 409],
+      async handler({ params, principal: p }) {
+        const row = await load(p.workspaceId, params.channelId);
+        if (row.type !== "webhook") {
+          throw badRequest("Only a webhook channel has a signing secret.", [
+            { field: "type", message: "Only a webhook channel has a signing secret to rotate." },
+          ]);
+        }
+        const config = { ...(configOf(row, secrets) as ChannelConfig["webhook"]), secret: newSigningSecret() };
+        const updated = await store.alerts.updateChannel(
+          p.workspaceId,
+          params.channelId,
+          { config: secrets.seal(JSON.stringify(config)), updated_at: clock.now().toISOString() },
+          row.updated_at,
+        );
+        // A secret shown must be the one that signs: never one an edit meanwhile overwrote.
+        if (!updated) throw await changedOrGone(p.workspaceId, params.channelId);
+        return envelope(200, "Signing secret rotated", { ...view(updated), secret: config.secret });
       },
     }),
     route({
@@ -244,7 +290,7 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
       response: {
         status: 200,
         description: "The test event and its delivery",
-        schema: Envelope(z.object({ event: z.object({ id: z.string(), type: z.string() }), delivery: DeliveryResult })),
+        schema: Envelope(ChannelTestResult),
       },
       errors: [401, 403, 404, 409],
       async handler({ params, principal: p }) {

@@ -4,7 +4,14 @@
  */
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
-import { type AlertEvent, AlertRule, ChannelId, Delivery, DeliveryAttempt, SiteAlertRule } from "../contract/alerts.ts";
+import {
+  type AlertEvent,
+  AlertRule,
+  ChannelId,
+  DeliveryLog,
+  type DeliveryWithAttempts,
+  SiteAlertRule,
+} from "../contract/alerts.ts";
 import { Envelope, envelope } from "../contract/common.ts";
 import { SiteId } from "../contract/site.ts";
 import { badRequest, notFound } from "../http/errors.ts";
@@ -26,11 +33,6 @@ const LogQuery = z.strictObject({
     .optional()
     .meta({ description: "How many of the newest deliveries (default 50)", example: "50" }),
 });
-const DeliveryWithAttempts = Delivery.extend({ attempts: z.array(DeliveryAttempt) }).meta({
-  id: "AlertDeliveryWithAttempts",
-});
-const DeliveryLog = Envelope(z.object({ deliveries: z.array(DeliveryWithAttempts) }));
-
 export function alertRuleRoutes({ store, clock }: AlertRuleDeps) {
   /** A rule's channels must be the workspace's: 400 naming the first that is not. */
   const checkChannels = async (workspaceId: string, rule: AlertRule) => {
@@ -40,7 +42,7 @@ export function alertRuleRoutes({ store, clock }: AlertRuleDeps) {
     if (missing >= 0) {
       const field = `channels.${missing}`;
       throw badRequest(`Invalid body: ${field} is not a channel of this workspace`, [
-        { field, message: "is not a channel of this workspace" },
+        { field, message: "Choose a channel of this workspace." },
       ]);
     }
   };
@@ -54,30 +56,34 @@ export function alertRuleRoutes({ store, clock }: AlertRuleDeps) {
   const log = async (opts: { workspaceId: string; channelId?: string; siteId?: string; limit?: number }) => {
     const rows = await store.alerts.deliveries({ ...opts, limit: opts.limit ?? 50 });
     const attempts = await store.alerts.attempts(rows.map((r) => r.id));
-    return rows.map((row) => ({
-      id: row.id,
-      eventId: row.event_id,
-      type: row.type,
-      channelId: row.channel_id,
-      siteId: row.site_id,
-      state: row.state as "pending" | "delivered" | "failed",
-      attempts: attempts
-        .filter((a) => a.outbox_id === row.id)
-        .map((a) => ({
-          at: a.at,
-          ok: a.ok === 1,
-          statusCode: a.status_code,
-          error: a.error,
-          responseTimeMs: a.response_ms,
-          response: a.response,
-        })),
-      createdAt: row.created_at,
-      nextAttemptAt: row.state === "pending" ? row.next_attempt_at : null,
-      finishedAt: row.finished_at,
-      lastStatus: row.last_status,
-      lastError: row.last_error,
-      summary: (JSON.parse(row.event) as AlertEvent).summary,
-    }));
+    return rows.map((row) => {
+      const event = JSON.parse(row.event) as AlertEvent;
+      return {
+        id: row.id,
+        eventId: event.id,
+        deliveryId: row.event_id,
+        type: row.type,
+        channelId: row.channel_id,
+        siteId: row.site_id,
+        state: row.state as "pending" | "delivered" | "failed",
+        attempts: attempts
+          .filter((a) => a.outbox_id === row.id)
+          .map((a) => ({
+            at: a.at,
+            ok: a.ok === 1,
+            statusCode: a.status_code,
+            error: a.error,
+            responseTimeMs: a.response_ms,
+            response: a.response,
+          })),
+        createdAt: row.created_at,
+        nextAttemptAt: row.state === "pending" ? row.next_attempt_at : null,
+        finishedAt: row.finished_at,
+        lastStatus: row.last_status,
+        lastError: row.last_error,
+        summary: event.summary,
+      };
+    });
   };
   type Logged = z.input<typeof DeliveryWithAttempts>;
 
@@ -177,7 +183,7 @@ export function alertRuleRoutes({ store, clock }: AlertRuleDeps) {
       permission: "alerts:read",
       params: ChannelParams,
       query: LogQuery,
-      response: { status: 200, description: "Newest first", schema: DeliveryLog },
+      response: { status: 200, description: "Newest first", schema: Envelope(DeliveryLog) },
       errors: [400, 401, 403, 404],
       async handler({ params, query, principal: p }) {
         if (!(await store.alerts.channel(p.workspaceId, params.channelId))) throw notFound("Alert channel");
@@ -195,7 +201,7 @@ export function alertRuleRoutes({ store, clock }: AlertRuleDeps) {
       permission: "alerts:read",
       params: SiteParams,
       query: LogQuery,
-      response: { status: 200, description: "Newest first", schema: DeliveryLog },
+      response: { status: 200, description: "Newest first", schema: Envelope(DeliveryLog) },
       errors: [400, 401, 403, 404],
       async handler({ params, query, principal: p }) {
         await loadSite(p.workspaceId, params.siteId);

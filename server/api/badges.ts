@@ -58,7 +58,8 @@ interface BadgePage {
 const ITEM_STATUS: Record<PublicItem["status"], Badge["color"]> = {
   operational: "brightgreen",
   degraded: "yellow",
-  outage: "red",
+  partial_outage: "orange",
+  major_outage: "red",
   paused: "lightgrey",
   unknown: "lightgrey",
   maintenance: "blue",
@@ -113,7 +114,7 @@ function itemUptime(item: PublicItem, from: string): number | null {
 function badgeFor(page: BadgePage, item: PublicItem | undefined, metric: BadgeMetric, days: number, from: string) {
   const items = item ? [item] : page.view.items;
   if (metric === "status") {
-    if (item) return { label: item.label, message: item.status, color: ITEM_STATUS[item.status] };
+    if (item) return { label: item.label, message: item.status.replace("_", " "), color: ITEM_STATUS[item.status] };
     return { label: page.view.name, ...PAGE_STATUS[overallStatus(items)] };
   }
   if (metric === "uptime") {

@@ -43,7 +43,7 @@ export function itemRoutes({ store, clock, changed }: PageResourceDeps) {
       async handler({ params, body, principal: p }) {
         await loadWorkspacePage(store, p, params.id);
         const site = await store.sites.get(p.workspaceId, body.siteId);
-        if (!site) throw invalidField("siteId", "names no site of this workspace");
+        if (!site) throw invalidField("siteId", "Choose a site of this workspace.");
         const at = now();
         const row = await store.pages
           .insertItem({
@@ -55,7 +55,7 @@ export function itemRoutes({ store, clock, changed }: PageResourceDeps) {
             created_at: at,
           })
           .catch((error) => {
-            if (isUniqueViolation(error)) throw conflict("siteId", "is already on this status page");
+            if (isUniqueViolation(error)) throw conflict("siteId", "This site is already on this status page.");
             throw error;
           });
         await store.pages.touch(params.id, at);

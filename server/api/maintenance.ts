@@ -12,6 +12,7 @@ import {
   MaintenanceCreate,
   MaintenancePatch,
   MaintenanceWindow,
+  MaintenanceWindowList,
 } from "../contract/maintenance.ts";
 import { canonicalZone, expandWindow, localStart, normalRecurrence, specOf } from "../engine/maintenance.ts";
 import { ApiError, conflict, invalidField, limitReached, notFound } from "../http/errors.ts";
@@ -30,6 +31,13 @@ const WindowParams = z.object({
   windowId: z.string().max(64).meta({ description: "The window's id (mw_…)", example: "mw_0123456789abcdef01234567" }),
 });
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Whether an edit changes when the window happens (not only what it says or which sites it covers). */
+const replans = (body: MaintenancePatch) =>
+  body.start !== undefined ||
+  body.timeZone !== undefined ||
+  body.durationMinutes !== undefined ||
+  body.recurrence !== undefined;
 
 export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
   const load = async (workspaceId: string, id: string) => {
@@ -66,7 +74,7 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
   const startIn = (start: string, timeZone: string) => {
     const local = localStart(start, timeZone);
     if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(local) || local < "2000") {
-      throw invalidField("start", "must fall from the year 2000 to 9999 in timeZone");
+      throw invalidField("start", "Enter a start from the year 2000 to 9999 in the time zone.");
     }
     return local;
   };
@@ -74,7 +82,7 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
   const checkSites = async (workspaceId: string, sites: string[]) => {
     const own = await store.maintenance.workspaceSites(workspaceId, sites);
     const missing = sites.findIndex((id) => !own.has(id));
-    if (missing >= 0) throw invalidField(`sites.${missing}`, "is not a site of this workspace");
+    if (missing >= 0) throw invalidField(`sites.${missing}`, "Choose a site of this workspace.");
   };
   /** Expands the window's occurrences from now: 400 naming recurrence, or 429 when too many expansions wait. */
   const expand = async (window: StoredWindow) => {
@@ -85,7 +93,7 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
         "Retry-After": "1",
       });
     }
-    throw invalidField("recurrence", expansion.problem);
+    throw invalidField("recurrence", `The recurrence ${expansion.problem}.`);
   };
   /** Writes a window (a change: of the version `expected`), answering what stopped it. */
   const saved = async (window: StoredWindow, expected: string | null) => {
@@ -97,10 +105,10 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
     );
     if (stored === "gone") throw notFound("Maintenance window");
     if (stored === "changed")
-      throw conflict("updatedAt", "the window changed meanwhile: read it again, then change it");
+      throw conflict("updatedAt", "The window changed meanwhile: load it again, then make your change.");
     if (stored === "sites") {
       await checkSites(window.workspace_id, window.sites);
-      throw invalidField("sites", "names a site that was deleted meanwhile");
+      throw invalidField("sites", "One of the sites was deleted meanwhile: choose the sites again.");
     }
     changed();
     return (await views([stored]))[0] as MaintenanceWindow;
@@ -117,7 +125,7 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
       response: {
         status: 200,
         description: "The windows, each with its current or next occurrence",
-        schema: Envelope(z.object({ windows: z.array(MaintenanceWindow) })),
+        schema: Envelope(MaintenanceWindowList),
       },
       errors: [401, 403],
       async handler({ principal: p }) {
@@ -158,9 +166,11 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
           refill_at: now,
           created_at: now,
           updated_at: now,
+          ended_at: null,
           sites,
         };
-        if (window.recurrence === "") throw invalidField("recurrence", "must not be empty (null: once)");
+        if (window.recurrence === "")
+          throw invalidField("recurrence", "Enter a recurrence rule, or none for a window that happens once.");
         return envelope(201, "Maintenance window created", await saved(window, null));
       },
     }),
@@ -198,8 +208,7 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
         const before = await load(p.workspaceId, params.windowId);
         const sites = body.sites ? [...new Set(body.sites)] : before.sites;
         if (body.sites) await checkSites(p.workspaceId, sites);
-        if (sites.length === 0)
-          throw invalidField("sites", "covers no site any more (its sites were deleted): give sites");
+        if (sites.length === 0) throw invalidField("sites", "Its sites were deleted: choose at least one site.");
         const timeZone = body.timeZone === undefined ? before.time_zone : canonicalZone(body.timeZone);
         const recurrence =
           body.recurrence === undefined
@@ -207,7 +216,8 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
             : body.recurrence === null
               ? null
               : normalRecurrence(body.recurrence);
-        if (recurrence === "") throw invalidField("recurrence", "must not be empty (null: once)");
+        if (recurrence === "")
+          throw invalidField("recurrence", "Enter a recurrence rule, or none for a window that happens once.");
         const window: StoredWindow = {
           ...before,
           title: body.title ?? before.title,
@@ -217,10 +227,36 @@ export function maintenanceRoutes({ store, clock, changed }: MaintenanceDeps) {
           time_zone: timeZone,
           duration_minutes: body.durationMinutes ?? before.duration_minutes,
           recurrence,
+          // New times re-plan the window: an earlier "end now" cut the old plan's occurrence, not the new one's.
+          ended_at: replans(body) ? null : before.ended_at,
           updated_at: clock.now().toISOString(),
           sites,
         };
         return envelope(200, "Maintenance window updated", await saved(window, before.updated_at));
+      },
+    }),
+    route({
+      method: "post",
+      path: "/public/v1/maintenance-windows/{windowId}/end",
+      operationId: "endMaintenanceWindow",
+      summary: "End the occurrence under way now",
+      description:
+        "The occurrence under way ends now: its sites are judged again at once (alerts and incidents that waited for it follow), and status pages stop showing it. A one-off window is then over; a recurring window's later occurrences stay. 409 when no occurrence is under way.",
+      tag: "Maintenance",
+      access: "token",
+      permission: "sites:write",
+      params: WindowParams,
+      response: { status: 200, description: "The window", schema: Envelope(MaintenanceWindow) },
+      errors: [401, 403, 404, 409],
+      async handler({ params, principal: p }) {
+        const ended = await store.maintenance.endNow(p.workspaceId, params.windowId, clock.now().toISOString());
+        if (ended === undefined) throw notFound("Maintenance window");
+        if (ended === "none") {
+          throw new ApiError(409, "conflict", "No occurrence of this maintenance window is under way.");
+        }
+        changed();
+        const [view] = await views([ended]);
+        return envelope(200, "Maintenance window ended", view as MaintenanceWindow);
       },
     }),
     route({

@@ -7,7 +7,7 @@ import { type AccountMailer, invitationEmail } from "../accounts/emails.ts";
 import { generateToken, hashToken } from "../accounts/secrets.ts";
 import { LINK_LIFETIME_MS, linkUrl, newSecret, secretHash } from "../accounts/sign-in.ts";
 import type { Clock } from "../clock.ts";
-import { type Plan, STATUS_PAGE_LIMITS } from "../contract/account.ts";
+import { type Plan, STATUS_PAGE_LIMITS, Usage } from "../contract/account.ts";
 import { Envelope, envelope } from "../contract/common.ts";
 import {
   ApiToken,
@@ -43,18 +43,6 @@ const tokenView = (row: TokenRow): z.input<typeof ApiToken> => ({
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
 });
-
-export const Usage = z
-  .object({
-    plan: z.enum(["free", "solo", "team", "stack"]),
-    statusPages: z.object({
-      used: z.int(),
-      limit: z.int().nullable().meta({ description: "null: no limit" }),
-    }),
-    sites: z.object({ used: z.int() }),
-    members: z.object({ used: z.int() }),
-  })
-  .meta({ id: "Usage" });
 
 type MemberRow = Awaited<ReturnType<Store["sessions"]["members"]>>[number];
 

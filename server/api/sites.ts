@@ -1,11 +1,40 @@
+import { Resolver } from "node:dns/promises";
+import { isIP } from "node:net";
 import type { Insertable } from "kysely";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
-import { Envelope, envelope, PageQuery, Pagination, Timestamp } from "../contract/common.ts";
-import { Site, SiteCreate, SiteDetail, SiteId, SitePatch, STAT_DAYS, StatDays } from "../contract/site.ts";
+import { Envelope, envelope, PageQuery } from "../contract/common.ts";
+import {
+  DNS_DEFAULTS,
+  misplacedSetting,
+  NO_ASSERTIONS,
+  PUSH_DEFAULTS,
+  PushToken,
+  protocolOf,
+} from "../contract/monitor.ts";
+import {
+  OVERVIEW_DAYS,
+  OVERVIEW_HOURS,
+  RecentCheck,
+  SiteCreate,
+  SiteCreated,
+  SiteDetail,
+  SiteId,
+  SiteIncident,
+  SiteList,
+  SiteOverviewList,
+  SitePatch,
+  SiteTag,
+  SiteTagList,
+  STAT_DAYS,
+  StatDays,
+  TargetCheck,
+  TargetCheckResult,
+} from "../contract/site.ts";
 import { uptimePercent } from "../contract/status.ts";
+import { addressRefusal, PRIVATE_TARGETS_SETTING } from "../engine/address-policy.ts";
 import { NOT_CHECKED_SUMMARY } from "../engine/verdict.ts";
-import { invalidField, notFound } from "../http/errors.ts";
+import { conflict, invalidField, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
 import type { Principal } from "../store/accounts.ts";
 import { newId } from "../store/connection.ts";
@@ -13,6 +42,7 @@ import type { Database, SiteRow } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import type { ReadModel } from "../views/read-model.ts";
 import { loadSiteRecord, type SiteRecord, siteAnswer, siteRecordKey, siteView } from "../views/site-detail.ts";
+import { newPushToken, type PushInbox, pushUrl } from "./push.ts";
 
 /** Column values for a site's writable fields. */
 type WritableColumns = Pick<
@@ -32,6 +62,7 @@ type WritableColumns = Pick<
   | "regions"
   | "slow_threshold_ms"
   | "wordpress"
+  | "tags"
 >;
 
 function siteColumns(input: Partial<SiteCreate> & Pick<SitePatch, "wordpress">): Partial<WritableColumns> {
@@ -51,16 +82,45 @@ function siteColumns(input: Partial<SiteCreate> & Pick<SitePatch, "wordpress">):
   if (input.regions !== undefined) out.regions = JSON.stringify([...new Set(input.regions)]);
   if (input.slowThresholdMs !== undefined) out.slow_threshold_ms = input.slowThresholdMs;
   if (input.wordpress !== undefined) out.wordpress = JSON.stringify(input.wordpress);
+  if (input.tags !== undefined) out.tags = JSON.stringify(input.tags);
   return out;
 }
 
+type KindSettings = Pick<SitePatch, "assertions" | "dns" | "push">;
+
+/**
+ * The settings column of a site at `url`: for its kind only, what was given over what was stored, the defaults
+ * under both. Settings of another kind are dropped (the contract refuses them when sent): an address changed from
+ * https:// to dns:// keeps no assertions.
+ */
+function settingsColumn(url: string, given: KindSettings, stored = "{}", hint?: string): string {
+  const protocol = protocolOf(url);
+  const prior = JSON.parse(stored) as KindSettings & { push?: { hint?: string } };
+  const out: Record<string, unknown> = {};
+  if (protocol === "http" || protocol === "https")
+    out.assertions = given.assertions ?? prior.assertions ?? NO_ASSERTIONS;
+  if (protocol === "dns") out.dns = given.dns ?? prior.dns ?? DNS_DEFAULTS;
+  if (protocol === "push") {
+    out.push = { ...(given.push ?? prior.push ?? PUSH_DEFAULTS), hint: hint ?? prior.push?.hint ?? "" };
+  }
+  return JSON.stringify(out);
+}
+
 /** A new site's row: its writable fields as given, everything the engine computes not known yet. */
-export function newSiteRow(workspaceId: string, input: SiteCreate, now: string, id = newId()) {
+export function newSiteRow(
+  workspaceId: string,
+  input: SiteCreate,
+  now: string,
+  id = newId(),
+  push?: { hash: string; hint: string },
+) {
   return {
     id,
     workspace_id: workspaceId,
     version: 0,
     ...(siteColumns(input) as WritableColumns),
+    settings: settingsColumn(input.url, input, "{}", push?.hint),
+    ...(push ? { push_token_hash: push.hash, push_since: now } : {}),
     has_certificate_error: 0,
     is_frozen: 0,
     legacy_status: input.pause ? "paused" : "active",
@@ -88,6 +148,14 @@ export interface SiteDeps {
   records: ReadModel<SiteRecord>;
   /** Called after every write, so cached reads rebuild. */
   changed: () => void;
+  /** PORCHLIGHT_ALLOW_PRIVATE_TARGETS: the engine checks private, loopback and link-local targets too. */
+  allowPrivate?: boolean;
+  /** A host's addresses (DNS); a test's own resolver in its place. */
+  resolve?: (host: string) => Promise<string[]>;
+  /** Where the server is reached: a push site's address is made from it. */
+  publicUrl: string;
+  /** The push route's memory of tokens, told when one is rotated. */
+  pushInbox?: PushInbox;
 }
 
 const SiteParams = z.object({ siteId: SiteId });
@@ -108,50 +176,23 @@ const RecentQuery = z.strictObject({
     }),
 });
 
-export const RecentCheck = z
-  .object({
-    at: Timestamp,
-    region: z.string(),
-    ok: z.boolean(),
-    slow: z.boolean(),
-    statusCode: z.int().nullable(),
-    responseMs: z.int().nullable(),
-    error: z.string().nullable(),
-  })
-  .meta({ id: "RecentCheck" });
-
-export const SiteIncident = z
-  .object({
-    id: z.int(),
-    pageId: z.int(),
-    pageName: z.string(),
-    title: z.string(),
-    status: z.enum(["investigating", "identified", "monitoring", "resolved"]),
-    automatic: z.boolean().meta({ description: "Opened by the engine (true) or by a member" }),
-    startedAt: Timestamp,
-    resolvedAt: Timestamp.nullable(),
-  })
-  .meta({ id: "SiteIncident" });
-
-/** Days of history in the overview: the dashboard's uptime column and sparkline. */
-export const OVERVIEW_DAYS = 30;
-
-const OverviewDay = z.object({
-  day: z.string().meta({ description: "UTC day, YYYY-MM-DD" }),
-  uptime: z.number().nullable().meta({ description: "Percent of checks up that day; null without checks" }),
-  responseMs: z.int().nullable().meta({ description: "Mean response time that day; null without a response" }),
-});
-
-export const SiteOverview = z
-  .object({
-    site: Site,
-    uptime: z.number().nullable().meta({ description: "Percent of checks up over the 30 days; null without checks" }),
-    days: z.array(OverviewDay).meta({ description: "The last 30 UTC days, oldest first, today included" }),
-  })
-  .meta({ id: "SiteOverview" });
 const DetailQuery = z.object({ statDays: StatDays });
 
-export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
+/** A list's page, and optionally only the sites carrying a tag (compared trimmed and lower-cased). */
+const SiteListQuery = PageQuery.extend({
+  tag: SiteTag.optional().meta({ description: "Only the sites carrying this tag (any case)", example: "production" }),
+});
+
+export function siteRoutes({
+  store,
+  clock,
+  records,
+  changed,
+  allowPrivate = false,
+  resolve = resolveHost,
+  publicUrl,
+  pushInbox,
+}: SiteDeps) {
   /** The caller's site detail for a window; another workspace's site is not found, exactly like a missing one. */
   const detail = async (p: Principal, id: string, days: number) => {
     const now = clock.now();
@@ -162,24 +203,44 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
 
   return [
     route({
+      method: "post",
+      path: "/public/v1/sites/target-check",
+      operationId: "checkSiteTarget",
+      summary: "Whether the server would check a target, or refuse it by its address policy",
+      description:
+        'For the add and edit forms, before saving: a target whose address is private, loopback or link-local is refused by the server (its checks are "not checked": no uptime, no alert, no incident) unless the operator sets PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true. The host is resolved as the engine resolves it; a host that does not resolve is allowed (its checks will say so).',
+      tag: "Sites",
+      access: "token",
+      permission: "sites:write",
+      body: TargetCheck,
+      response: { status: 200, description: "The server's answer", schema: Envelope(TargetCheckResult) },
+      errors: [400, 401, 403, 413, 415],
+      async handler({ body }) {
+        return envelope(200, "Target checked", await targetCheck(body.url, allowPrivate, resolve));
+      },
+    }),
+    route({
       method: "get",
       path: "/public/v1/sites",
       operationId: "listSites",
       summary: "List the workspace's sites, newest first",
+      description: "With tag, only the sites carrying that tag (any case).",
       tag: "Sites",
       access: "token",
       permission: "sites:read",
-      query: PageQuery,
+      query: SiteListQuery,
       response: {
         status: 200,
         description: "A page of sites",
-        schema: Envelope(z.object({ sites: z.array(Site), pagination: Pagination })),
+        schema: Envelope(SiteList),
+        // The dashboard's pages screen polls it: a 304 while nothing changed.
+        headers: ["ETag", "PollCacheControl", "PollVary"],
       },
       errors: [400, 401, 403],
       async handler({ query, principal: p }) {
         const page = query.page ?? 1;
         const perPage = query.perPage ?? 10;
-        const { rows, total } = await store.sites.list(p.workspaceId, (page - 1) * perPage, perPage);
+        const { rows, total } = await store.sites.list(p.workspaceId, (page - 1) * perPage, perPage, query.tag);
         return envelope(200, "Sites", {
           sites: rows.map(siteView),
           pagination: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
@@ -188,34 +249,55 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
     }),
     route({
       method: "get",
+      path: "/public/v1/sites/tags",
+      operationId: "listSiteTags",
+      summary: "The tags on the workspace's sites, with how many sites carry each",
+      description: "Sorted by tag, for a filter; a tag no site carries any more is not listed.",
+      tag: "Sites",
+      access: "token",
+      permission: "sites:read",
+      response: {
+        status: 200,
+        description: "The tags",
+        schema: Envelope(SiteTagList),
+      },
+      errors: [401, 403],
+      async handler({ principal: p }) {
+        return envelope(200, "Site tags", { tags: await store.sites.tagCounts(p.workspaceId) });
+      },
+    }),
+    route({
+      method: "get",
       path: "/public/v1/sites/overview",
       operationId: "listSiteOverviews",
       summary: "The workspace's sites with 30 days of uptime and response times, newest first",
       description:
-        "The dashboard's site list in one request: each site of the page with its uptime over the last 30 UTC days and each day's uptime and mean response time (for a sparkline). Send If-None-Match with the last ETag to poll cheaply: 304 until something changed.",
+        "The dashboard's site list in one request: each site of the page with its uptime over the last 30 UTC days and each day's uptime and mean response time, and the last 24 hours' hourly mean response time (for a sparkline on a site's first day). With tag, only the sites carrying that tag (any case). Send If-None-Match with the last ETag to poll cheaply: 304 until something changed.",
       tag: "Sites",
       access: "token",
       permission: "sites:read",
-      query: PageQuery,
+      query: SiteListQuery,
       response: {
         status: 200,
         description: "A page of sites with their recent history",
-        schema: Envelope(z.object({ sites: z.array(SiteOverview), pagination: Pagination })),
-        headers: ["ETag"],
+        schema: Envelope(SiteOverviewList),
+        headers: ["ETag", "PollCacheControl", "PollVary"],
       },
       errors: [400, 401, 403],
       async handler({ query, principal: p }) {
         const page = query.page ?? 1;
         const perPage = query.perPage ?? 10;
-        const { rows, total } = await store.sites.list(p.workspaceId, (page - 1) * perPage, perPage);
+        const { rows, total } = await store.sites.list(p.workspaceId, (page - 1) * perPage, perPage, query.tag);
         const today = clock.now();
         const days = Array.from({ length: OVERVIEW_DAYS }, (_, i) =>
           new Date(today.getTime() - (OVERVIEW_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10),
         );
-        const stats = await store.sites.dailyStats(
-          rows.map((r) => r.id),
-          days[0] as string,
-        );
+        const ids = rows.map((r) => r.id);
+        const stats = await store.sites.dailyStats(ids, days[0] as string);
+        // From the start of the hour 23 hours back: 24 whole buckets, the current one included.
+        const hourStart = Math.floor(today.getTime() / 3_600_000) * 3_600_000;
+        const since = new Date(hourStart - (OVERVIEW_HOURS - 1) * 3_600_000).toISOString();
+        const hours = await store.checks.hourlyResponse(ids, since);
         return envelope(200, "Sites", {
           sites: rows.map((row) => {
             const mine = new Map(stats.filter((s) => s.site_id === row.id).map((s) => [s.day, s]));
@@ -232,7 +314,15 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
                 responseMs: s.response_count > 0 ? Math.round(s.response_ms_sum / s.response_count) : null,
               };
             });
-            return { site: siteView(row), uptime: total > 0 ? uptimePercent(up, total) : null, days: history };
+            const recent = hours
+              .filter((h) => h.siteId === row.id)
+              .map((h) => ({ at: `${h.hour}:00:00.000Z`, responseMs: h.responseMs }));
+            return {
+              site: siteView(row),
+              uptime: total > 0 ? uptimePercent(up, total) : null,
+              days: history,
+              recent,
+            };
           }),
           pagination: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
         });
@@ -314,15 +404,23 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
       access: "token",
       permission: "sites:write",
       body: SiteCreate,
-      response: { status: 201, description: "The new site", schema: Envelope(SiteDetail) },
+      response: {
+        status: 201,
+        description: "The new site; a push site's answer also holds its secret address (pushUrl), shown this once",
+        schema: Envelope(SiteCreated),
+      },
       errors: [400, 401, 403, 413, 415],
       async handler({ body, principal: p }) {
         const now = clock.now().toISOString();
-        const row = newSiteRow(p.workspaceId, body, now);
+        const push = protocolOf(body.url) === "push" ? newPushToken() : null;
+        const row = newSiteRow(p.workspaceId, body, now, undefined, push ?? undefined);
         await store.sites.insert(row);
         changed();
         const { body: created } = await detail(p, row.id, STAT_DAYS.default);
-        return envelope(201, "Site created", created.data);
+        return envelope(201, "Site created", {
+          ...created.data,
+          ...(push ? { pushUrl: pushUrl(publicUrl, push.token) } : {}),
+        });
       },
     }),
     route({
@@ -331,13 +429,18 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
       operationId: "getSite",
       summary: "The full monitoring picture of one site",
       description:
-        "stat holds one entry per day with data in the last statDays days; uptimeSummary covers the same window. A site of another workspace answers 404 like a missing one.",
+        "stat holds one entry per day with data in the last statDays days; uptimeSummary covers the same window. A site of another workspace answers 404 like a missing one. Send If-None-Match with the last ETag to poll cheaply: 304 until something changed.",
       tag: "Sites",
       access: "token",
       permission: "sites:read",
       params: SiteParams,
       query: DetailQuery,
-      response: { status: 200, description: "Site detail", schema: Envelope(SiteDetail) },
+      response: {
+        status: 200,
+        description: "Site detail",
+        schema: Envelope(SiteDetail),
+        headers: ["ETag", "PollCacheControl", "PollVary"],
+      },
       errors: [400, 401, 403, 404],
       async handler({ params, query, principal }) {
         return { status: 200, ...(await detail(principal, params.siteId, query.statDays)) };
@@ -361,18 +464,75 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
         const timeout = body.timeout ?? current.timeout;
         const interval = body.checkInterval ?? current.check_interval;
         if (timeout > interval) {
-          throw invalidField("timeout", `(${timeout} s) must not exceed checkInterval (${interval} s)`);
+          throw invalidField(
+            "timeout",
+            `The timeout (${timeout} s) must not be longer than the check interval (${interval} s).`,
+          );
         }
+        const url = body.url ?? current.url;
+        const wasPush = protocolOf(current.url) === "push";
+        if (wasPush !== (protocolOf(url) === "push")) {
+          throw invalidField(
+            "url",
+            wasPush
+              ? "A push site stays a push site: add a new site for another kind of check."
+              : "A site becomes a push site only when added: add a new site with the address push://.",
+          );
+        }
+        const misplaced = misplacedSetting(url, body);
+        if (misplaced) throw invalidField(misplaced.field, misplaced.message);
+        const kindChanged = body.url !== undefined || body.assertions || body.dns || body.push;
         const row = await store.sites.update(
           p.workspaceId,
           params.siteId,
-          siteColumns(body),
+          { ...siteColumns(body), ...(kindChanged ? { settings: settingsColumn(url, body, current.settings) } : {}) },
           clock.now().toISOString(),
         );
         if (!row) throw notFound("Site");
         changed();
         const { body: updated } = await detail(p, row.id, STAT_DAYS.default);
         return envelope(200, "Site updated", updated.data);
+      },
+    }),
+    route({
+      method: "post",
+      path: "/public/v1/site/{siteId}/push-token",
+      operationId: "rotatePushToken",
+      summary: "Give a push site a new secret address",
+      description:
+        "The old address stops working at once and the new one is in this answer only. Silence is counted from now, so the job has its period and grace to call the new address. 409 for a site that is not a push site.",
+      tag: "Sites",
+      access: "token",
+      permission: "sites:write",
+      params: SiteParams,
+      response: { status: 200, description: "The new address, shown this once", schema: Envelope(PushToken) },
+      errors: [401, 403, 404, 409],
+      async handler({ params, principal: p }) {
+        const current = await store.sites.get(p.workspaceId, params.siteId);
+        if (!current) throw notFound("Site");
+        if (protocolOf(current.url) !== "push") {
+          throw conflict("url", "is not push://: only a push site has a push address.");
+        }
+        const push = newPushToken();
+        const now = clock.now().toISOString();
+        const row = await store.sites.update(
+          p.workspaceId,
+          params.siteId,
+          {
+            push_token_hash: push.hash,
+            push_since: now,
+            push_last_at: null,
+            push_last_status: null,
+            push_last_message: null,
+            push_last_ms: null,
+            settings: settingsColumn(current.url, {}, current.settings, push.hint),
+          },
+          now,
+        );
+        if (!row) throw notFound("Site");
+        if (current.push_token_hash) pushInbox?.forget(current.push_token_hash);
+        changed();
+        return envelope(200, "Push address replaced", { pushUrl: pushUrl(publicUrl, push.token), token: push.token });
       },
     }),
     route({
@@ -395,4 +555,42 @@ export function siteRoutes({ store, clock, records, changed }: SiteDeps) {
       },
     }),
   ];
+}
+
+/**
+ * A host's addresses for the form's question: by DNS (c-ares, off libuv's thread pool, which the engine's lookups
+ * and password hashing share) within two seconds, so a host whose name servers never answer holds nothing; the
+ * names the system resolves itself (localhost) are loopback.
+ */
+const resolver = new Resolver({ timeout: 2000, tries: 1 });
+async function resolveHost(host: string): Promise<string[]> {
+  if (host === "localhost" || host.endsWith(".localhost")) return ["127.0.0.1"];
+  const answers = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+  return answers.flatMap((a) => (a.status === "fulfilled" ? a.value : []));
+}
+
+/** Whether the engine would check `url` (its first address, as http-check.ts connects), or refuse it, and why. */
+async function targetCheck(
+  url: string,
+  allowPrivate: boolean,
+  resolve: (host: string) => Promise<string[]>,
+): Promise<TargetCheckResult> {
+  const allowed = { allowed: true, reason: null, setting: null };
+  if (allowPrivate) return allowed;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  if (host === "") return allowed;
+  let address: string | undefined;
+  try {
+    address = isIP(host) ? host : (await resolve(host))[0];
+  } catch {
+    return allowed;
+  }
+  const refusal = address === undefined ? null : addressRefusal(address, { allowPrivate: false });
+  if (refusal === null) return allowed;
+  return {
+    allowed: false,
+    // The range, never the address: the answer is no map of the operator's network.
+    reason: `${host} is not a public address (${refusal.replace(/, not a public address$/, "")}): this server checks private, loopback and link-local targets only with ${PRIVATE_TARGETS_SETTING}=true`,
+    setting: PRIVATE_TARGETS_SETTING,
+  };
 }

@@ -18,7 +18,7 @@ import { badRequest, conflict, invalidField, limitReached, notFound } from "../h
 import { route } from "../http/route.ts";
 import { isUniqueViolation } from "../store/connection.ts";
 import type { ItemRow, PageRow } from "../store/schema.ts";
-import { IMAGE_KINDS, storedVisibility, visibilityOf } from "../store/status-pages.ts";
+import { IMAGE_KINDS, incidentPolicyOf, storedVisibility, visibilityOf } from "../store/status-pages.ts";
 import { checkImage } from "./images.ts";
 import { itemView } from "./items.ts";
 import { loadWorkspacePage, PageParams, type PageResourceDeps } from "./workspace-pages.ts";
@@ -53,6 +53,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
     logo: row.logo,
     favicon: row.favicon,
     url: `${publicUrl}/${row.slug}`,
+    incidentPolicy: incidentPolicyOf(row.incident_policy),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     items: items.filter((i) => i.page_id === row.id).map(itemView),
@@ -134,6 +135,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
               custom_domain: body.customDomain,
               logo: body.logo,
               favicon: body.favicon,
+              incident_policy: JSON.stringify(body.incidentPolicy),
               created_at: at,
               updated_at: at,
             });
@@ -164,7 +166,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
       operationId: "updateStatusPage",
       summary: "Change a status page",
       description:
-        "theme and display are merged field by field. logo and favicon take an https:// address (replacing an uploaded image) or null. Setting visibility to password-protected (or its alias password) needs a password unless the page has one; leaving password-protected visibility erases the stored hash.",
+        "theme, display and incidentPolicy (its template too) are merged field by field. logo and favicon take an https:// address (replacing an uploaded image) or null. Setting visibility to password-protected (or its alias password) needs a password unless the page has one; leaving password-protected visibility erases the stored hash.",
       tag: "Status pages",
       access: "token",
       permission: "status_pages:write",
@@ -177,12 +179,12 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
         const visibility = body.visibility ?? visibilityOf(current.visibility);
         const changes: Partial<PageRow> = { updated_at: now() };
         if (body.password !== undefined && visibility !== "password-protected") {
-          throw invalidField("password", "can only be set when visibility is password-protected");
+          throw invalidField("password", "Set a password only on a password-protected page.");
         }
         if (visibility === "password-protected") {
           if (body.password !== undefined) changes.password_hash = await hashPassword(body.password);
           else if (current.password_hash === null) {
-            throw invalidField("password", "is required when visibility is password-protected");
+            throw invalidField("password", "Enter a password for a password-protected page.");
           }
         } else {
           changes.password_hash = null;
@@ -209,6 +211,13 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
         }
         if (body.theme) changes.theme = JSON.stringify({ ...JSON.parse(current.theme), ...body.theme });
         if (body.display) changes.display = JSON.stringify({ ...JSON.parse(current.display), ...body.display });
+        if (body.incidentPolicy) {
+          // Merged into what the owner set: fields never set keep following the defaults.
+          const { template, ...rest } = body.incidentPolicy;
+          const stored = JSON.parse(current.incident_policy) as { template?: object };
+          const merged = { ...stored, ...rest, template: { ...stored.template, ...template } };
+          changes.incident_policy = JSON.stringify(merged);
+        }
         const row = await store.pages.update(p.workspaceId, params.id, changes).catch(onUnique);
         if (!row) throw notFound("Status page");
         changed();

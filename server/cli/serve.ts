@@ -1,6 +1,5 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import pino from "pino";
 import { bootstrapOwner } from "../accounts/accounts.ts";
 import { linkUrl } from "../accounts/sign-in.ts";
 import { createAnonRunner } from "../anon/setup.ts";
@@ -10,10 +9,10 @@ import type { Config } from "../config.ts";
 import { RESERVED_SLUGS } from "../contract/status-page.ts";
 import type { RecordSummary } from "../engine/record.ts";
 import { createLimiter } from "../http/rate-limit.ts";
-import { createLogger } from "../log.ts";
+import { createProcessLog } from "../log.ts";
 import { openStore } from "../store/store.ts";
 import { createEngine, createSender } from "./engine.ts";
-import { firstStartMessage, listeningUrl } from "./first-start.ts";
+import { firstStartMessage, listeningUrl, startLine } from "./first-start.ts";
 import { Refusal } from "./refusal.ts";
 import { exitOnSignals } from "./shutdown.ts";
 
@@ -30,14 +29,11 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 /**
  * `porchlight serve`: the API, the hosted pages, the anonymous utilities and (unless PORCHLIGHT_ENGINE=off) an
  * engine, until SIGINT or SIGTERM. Returns once it listens; on an empty database it then creates the owner and
- * prints the first token, after the "porchlight listening" line. Throws a Refusal when it cannot listen.
+ * prints the first token, after the "porchlight listening" line and the start line (startLine). Throws a Refusal when it cannot listen.
  */
 export async function serve(config: Config): Promise<void> {
-  // Buffered: one write per ~16 KB of log lines (sonic-boom writes at most 16 KiB at once) instead of one per
-  // request; flushed every second and on shutdown, so a quiet server's lines still appear promptly.
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 16_000 });
-  setInterval(() => destination.flush(), 1000).unref();
-  const logger = createLogger(config.logLevel, destination);
+  // Never blocking: lines a reader does not take are dropped, not waited for (log.ts).
+  const { output, logger } = createProcessLog(config);
   const store = await openStore(config);
   // Counters in PostgreSQL when processes share one, so that a limit holds across all of them.
   const limiter = await createLimiter({ databaseUrl: config.databaseUrl });
@@ -54,7 +50,7 @@ export async function serve(config: Config): Promise<void> {
   } catch (error) {
     await Promise.all([limiter.close(), mailer.close()]);
     await store.close();
-    destination.flushSync();
+    await output.drain(1000);
     throw new Refusal(`Porchlight cannot listen on ${config.host} port ${config.port}: ${(error as Error).message}`);
   }
   const anon = createAnonRunner({ store, config, logger, mailer, clock: systemClock });
@@ -84,13 +80,14 @@ export async function serve(config: Config): Promise<void> {
   exitOnSignals({
     logger,
     timeoutMs: config.shutdownTimeoutMs,
-    flush: () => destination.flushSync(),
+    output,
     stop: async () => {
       logCounts();
       // The engine stops claiming at once and finishes its running checks while the server drains its requests.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all([closed, engine?.stop(), anon.stop(), sender?.stop()]);
-      await Promise.all([limiter.close(), mailer.close()]);
+      // Push calls answered while draining are written before the store closes.
+      await Promise.all([limiter.close(), mailer.close(), app.pushInbox.close()]);
       await store.close();
     },
   });
@@ -98,12 +95,13 @@ export async function serve(config: Config): Promise<void> {
   const first = await bootstrapOwner(store, config.ownerEmail, new Date());
   const { port } = server.address() as AddressInfo;
   logger.info({ port, host: config.host, store: store.description }, "porchlight listening");
+  // A server on a port the system chose (0) is reached where it listens; otherwise where the owner said it is.
+  const base = config.port === 0 ? listeningUrl(config.host, port) : config.publicUrl;
+  logger.info(startLine(base));
   if (first) {
-    // Through the log stream, so that it lands after the line above whatever the buffering, as the last thing a
+    // Through the log stream, so that it lands after the lines above whatever the buffering, as the last thing a
     // starting server prints. Shown this once: the store keeps only the token's hash.
-    // A server on a port the system chose (0) is reached where it listens; otherwise where the owner said it is.
-    const base = config.port === 0 ? listeningUrl(config.host, port) : config.publicUrl;
-    destination.write(
+    output.write(
       firstStartMessage({
         ownerEmail: config.ownerEmail,
         token: first.token,
@@ -113,5 +111,4 @@ export async function serve(config: Config): Promise<void> {
       }),
     );
   }
-  destination.flush();
 }

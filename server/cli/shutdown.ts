@@ -1,4 +1,4 @@
-import type { Logger } from "../log.ts";
+import type { Logger, LogOutput } from "../log.ts";
 
 export interface ShutdownOptions {
   logger: Logger;
@@ -34,24 +34,28 @@ export async function shutdown({ logger, timeoutMs, stop }: ShutdownOptions): Pr
   }
 }
 
+/** How long the exit waits for log lines still on their way out, past the deadline at most. */
+export const LOG_DRAIN_MS = 500;
+
 /**
  * Makes SIGINT and SIGTERM stop the process through `shutdown`, then exit with its code. A second signal while
- * stopping exits at once, with 1. `flush` writes out buffered log lines before each exit.
+ * stopping exits at once, with 1. Before each exit the log lines still buffered get until the deadline (at least
+ * LOG_DRAIN_MS) to leave, and are dropped after that: a log reader that does not read never holds the exit.
  */
-export function exitOnSignals(options: ShutdownOptions & { flush?: () => void }): void {
+export function exitOnSignals(options: ShutdownOptions & { output?: Pick<LogOutput, "drain"> }): void {
   let stopping = false;
-  const exit = (code: number) => {
-    options.flush?.();
-    process.exit(code);
-  };
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
       options.logger.error({ signal }, "second signal while shutting down; forced exit");
-      exit(1);
+      process.exit(1);
     }
     stopping = true;
+    const deadline = Date.now() + options.timeoutMs;
     options.logger.info({ signal }, "shutting down");
-    void shutdown(options).then(exit);
+    void shutdown(options).then(async (code) => {
+      await options.output?.drain(Math.max(LOG_DRAIN_MS, deadline - Date.now()));
+      process.exit(code);
+    });
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);

@@ -1,13 +1,13 @@
 import { createMailer } from "../anon/mail.ts";
 import type { Config } from "../config.ts";
-import { createLogger } from "../log.ts";
+import { createProcessLog } from "../log.ts";
 import { openStore } from "../store/store.ts";
 import { createEngine, createSender } from "./engine.ts";
 import { exitOnSignals } from "./shutdown.ts";
 
 /** `porchlight worker`: an engine alone, checking from `region` until SIGINT or SIGTERM. Returns once started. */
 export async function work(config: Config, region: string): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const { output, logger } = createProcessLog(config);
   const store = await openStore(config);
   const engine = createEngine(store, config, logger, region);
   // The worker delivers alerts too: every engine's process shares the outbox.
@@ -17,6 +17,7 @@ export async function work(config: Config, region: string): Promise<void> {
   exitOnSignals({
     logger,
     timeoutMs: config.shutdownTimeoutMs,
+    output,
     stop: () =>
       Promise.all([engine.stop(), sender.stop()]).finally(() => {
         mailer.close();

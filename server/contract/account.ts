@@ -45,3 +45,17 @@ export const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
   ],
   viewer: ["sites:read", "status_pages:read", "alerts:read"],
 };
+
+/** A workspace's plan and what it uses of it. */
+export const Usage = z
+  .object({
+    plan: Plan,
+    statusPages: z.object({
+      used: z.int(),
+      limit: z.int().nullable().meta({ description: "null: no limit" }),
+    }),
+    sites: z.object({ used: z.int() }),
+    members: z.object({ used: z.int() }),
+  })
+  .meta({ id: "Usage" });
+export type Usage = z.infer<typeof Usage>;

@@ -17,7 +17,7 @@ export type ChannelType = z.infer<typeof ChannelType>;
 
 /** An address a channel posts to: http or https (a private host only where the operator allows private targets). */
 const PostUrl = z
-  .url({ protocol: /^https?$/, error: "must be an http:// or https:// address" })
+  .url({ protocol: /^https?$/, error: "Enter a URL starting with http:// or https://." })
   .max(2048)
   .meta({ description: "Write-only: answers show it masked", example: "https://hooks.example.com/T0/B0/xyz" });
 
@@ -30,9 +30,9 @@ const Emails = z
 /** A signing secret: the owner's, or one the server makes (answered once, when the channel is created). */
 const SigningSecret = z
   .string()
-  .min(16, "must be at least 16 characters")
+  .min(16, "Use at least 16 characters.")
   .max(256)
-  .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
+  .regex(/^[\x21-\x7e]+$/, "Use only letters, digits and punctuation, without spaces.");
 
 /** Each type's settings: addresses, tokens and keys are credentials, write-only and masked in every answer. */
 export const CHANNEL_CONFIGS = {
@@ -52,30 +52,30 @@ export const CHANNEL_CONFIGS = {
   telegram: z.strictObject({
     botToken: z
       .string()
-      .regex(/^\d{1,20}:[\w-]{20,100}$/, "must be a bot token from @BotFather (123456:ABC…)")
+      .regex(/^\d{1,20}:[\w-]{20,100}$/, "Enter the bot token @BotFather gave you (123456:ABC…).")
       .meta({ description: "Write-only" }),
     chatId: z
       .string()
-      .regex(/^(-?\d{1,20}|@\w{5,64})$/, "must be a chat id (a number) or @channelname")
+      .regex(/^(-?\d{1,20}|@\w{5,64})$/, "Enter a chat id (a number) or @channelname.")
       .meta({ example: "-1001234567890" }),
   }),
   ntfy: z.strictObject({
     url: PostUrl.refine(
       (url) => !URL.canParse(url) || /\/[-\w]{1,64}\/?$/.test(new URL(url).pathname),
-      "must end with the topic, such as https://ntfy.sh/my-topic",
+      "End the URL with the topic, such as https://ntfy.sh/my-topic.",
     ).meta({ description: "The topic's address, such as https://ntfy.sh/my-topic (write-only)" }),
     token: z
       .string()
       .min(1)
       .max(256)
-      .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+      .regex(/^[\x21-\x7e]+$/, "Use only letters, digits and punctuation, without spaces.")
       .optional()
       .meta({ description: "An access token for a protected topic (write-only)" }),
   }),
   pagerduty: z.strictObject({
     routingKey: z
       .string()
-      .regex(/^[0-9a-zA-Z]{32}$/, "must be an Events API v2 integration key (32 letters and digits)")
+      .regex(/^[0-9a-zA-Z]{32}$/, "Enter an Events API v2 integration key (32 letters and digits).")
       .meta({ description: "Write-only" }),
   }),
 } as const satisfies Record<ChannelType, z.ZodType>;
@@ -105,7 +105,7 @@ export const ChannelCreate = z
       variant("ntfy"),
       variant("pagerduty"),
     ],
-    { error: `type must be one of ${CHANNEL_TYPES.join(", ")}` },
+    { error: `Choose a type: ${CHANNEL_TYPES.join(", ")}.` },
   )
   .meta({ id: "AlertChannelCreate" });
 export type ChannelCreate = z.infer<typeof ChannelCreate>;
@@ -123,7 +123,7 @@ export const ChannelPatch = z
 
 export const ChannelId = z
   .string()
-  .regex(/^ch_[0-9a-f]{24}$/, "must be a channel id")
+  .regex(/^ch_[0-9a-f]{24}$/, "Choose a channel by its id.")
   .meta({ description: "Alert channel id", example: "ch_6743a1f0c2d4e5f60718293a" });
 
 /** A channel as answers show it: its settings masked, its credentials never whole. */
@@ -161,6 +161,8 @@ export const ALERT_EVENT_TYPES = [
   "domain.expiring",
   "domain.renewed",
   "performance.chronic",
+  "site.flapping",
+  "site.flapping_ended",
   "test",
 ] as const;
 
@@ -172,7 +174,12 @@ export const AlertEvent = z
   .object({
     version: z.literal(1),
     id: z.string().meta({
-      description: "Stable per event and channel: the same on every retry (X-Porchlight-Event-Id, PagerDuty dedup)",
+      description:
+        "The event's id: the same for every channel told of it and on every retry (X-Porchlight-Event-Id): a receiver on two channels, or told twice, de-duplicates by it",
+    }),
+    deliveryId: z.string().optional().meta({
+      description:
+        "This delivery's id: one per event and channel, the same on every retry (X-Porchlight-Delivery-Id); absent from events queued before it existed",
     }),
     type: z.enum(ALERT_EVENT_TYPES),
     occurredAt: Timestamp,
@@ -185,6 +192,15 @@ export const AlertEvent = z
       .int()
       .nullable()
       .meta({ description: "How long the outage lasted (site.recovered) or has lasted so far (site.still_down)" }),
+    flapping: z
+      .object({
+        outages: z.int().meta({ description: "Outages counted while it flapped (from the first in the window)" }),
+        since: Timestamp.meta({ description: "When the first of them began" }),
+        state: z.enum(["up", "down"]).meta({ description: "What it is now" }),
+      })
+      .nullable()
+      .optional()
+      .meta({ description: "On site.flapping and site.flapping_ended: the outages so far, and the state it holds" }),
     expiry: z
       .object({ expiresAt: Timestamp, daysLeft: z.int() })
       .nullable()
@@ -208,7 +224,10 @@ export type DeliveryResult = z.infer<typeof DeliveryResult>;
 /** Which events a rule sends. */
 export const AlertRuleEvents = z
   .strictObject({
-    down: z.boolean().default(true).meta({ description: "A site confirmed down (its state turns unhealthy)" }),
+    down: z.boolean().default(true).meta({
+      description:
+        "A site confirmed down (site.down, after the rule's confirmations), still down (repeats), and its flapping (site.flapping, site.flapping_ended)",
+    }),
     recovered: z.boolean().default(true).meta({ description: "A down site back up, with the outage's length" }),
     degraded: z
       .boolean()
@@ -228,6 +247,18 @@ export const AlertRuleEvents = z
   })
   .meta({ id: "AlertRuleEvents" });
 
+/** When a site counts as flapping, and when it has calmed down. */
+export const FlappingRule = z
+  .strictObject({
+    outages: z.int().min(2).max(20).default(3).meta({ description: "Outages (2 to 20) within the window" }),
+    windowMinutes: z.int().min(5).max(1440).default(30).meta({ description: "The window, 5 to 1,440 minutes" }),
+    quietMinutes: z.int().min(5).max(1440).default(30).meta({
+      description: "Minutes (5 to 1,440) the site must hold one state, up or down, before the flapping ends",
+    }),
+  })
+  .meta({ id: "AlertFlappingRule" });
+export type FlappingRule = z.infer<typeof FlappingRule>;
+
 /** A workspace's default rule, or a site's own in its place. */
 export const AlertRule = z
   .strictObject({
@@ -239,6 +270,18 @@ export const AlertRule = z
     repeatMinutes: z.int().min(5).max(10_080).nullable().default(null).meta({
       description:
         "Tell again, every this many minutes (5 to 10,080), that a site is still down (site.still_down, with the down event's channels); null: once per outage",
+    }),
+    confirmations: z.int().min(2).max(20).default(2).meta({
+      description:
+        "Failed checks in a row (in a region where it is down) before site.down is sent, 2 to 20; a site back before that sends neither site.down nor site.recovered. Its state and incidents do not wait.",
+    }),
+    cooldownMinutes: z.int().min(0).max(1440).default(15).meta({
+      description:
+        "A site down again within this many minutes (0 to 1,440) after its automatic incident resolved re-opens that incident instead of opening a new one; 0: never re-open",
+    }),
+    flapping: FlappingRule.nullable().prefault({}).meta({
+      description:
+        "At the outages-th outage within windowMinutes, one site.flapping alert, then no down, recovered or still-down alerts until the site holds one state for quietMinutes, then one site.flapping_ended; null: off",
     }),
   })
   .meta({ id: "AlertRule" });
@@ -256,7 +299,8 @@ export type SiteAlertRule = z.infer<typeof SiteAlertRule>;
 export const Delivery = z
   .object({
     id: z.int(),
-    eventId: z.string(),
+    eventId: z.string().meta({ description: "The event's id, shared by its deliveries to every channel" }),
+    deliveryId: z.string().meta({ description: "This delivery's id (X-Porchlight-Delivery-Id)" }),
     type: z.string(),
     channelId: ChannelId,
     siteId: z.string(),
@@ -284,3 +328,25 @@ export const DeliveryAttempt = z
     response: z.string(),
   })
   .meta({ id: "AlertDeliveryAttempt" });
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
+/** A delivery with its attempts, oldest first. */
+export const DeliveryWithAttempts = Delivery.extend({ attempts: z.array(DeliveryAttempt) }).meta({
+  id: "AlertDeliveryWithAttempts",
+});
+export type DeliveryWithAttempts = z.infer<typeof DeliveryWithAttempts>;
+
+/** A channel's or a site's delivery log, newest first. */
+export const DeliveryLog = z.object({ deliveries: z.array(DeliveryWithAttempts) });
+export type DeliveryLog = z.infer<typeof DeliveryLog>;
+
+/** The workspace's channels (GET /alert-channels). */
+export const ChannelList = z.object({ channels: z.array(Channel) });
+export type ChannelList = z.infer<typeof ChannelList>;
+
+/** A test event sent through a channel, and what its receiver answered. */
+export const ChannelTestResult = z.object({
+  event: z.object({ id: z.string(), type: z.string() }),
+  delivery: DeliveryResult,
+});
+export type ChannelTestResult = z.infer<typeof ChannelTestResult>;

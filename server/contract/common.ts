@@ -13,8 +13,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * body or query passes this check at the edge (route.ts), so both stores see the same input or none.
  */
 export function unstorableText(text: string): string | null {
-  if (text.includes("\0")) return "must not contain the NUL character (U+0000)";
-  if (LONE_SURROGATE.test(text)) return "must not contain an unpaired UTF-16 surrogate (not valid Unicode)";
+  if (text.includes("\0")) return "Remove the NUL character (U+0000).";
+  if (LONE_SURROGATE.test(text)) return "Remove the unpaired UTF-16 surrogate: it is not valid Unicode.";
   return null;
 }
 
@@ -62,6 +62,19 @@ export const FieldError = z.object({
   message: z.string(),
 });
 
+/**
+ * What a password page's 401 (password_required, password_incorrect) shows its prompt: the page's name, logo and
+ * accent, which its hosted prompt shows anyway. Nothing else of the page; a private page's refusals carry none.
+ */
+export const ErrorPage = z
+  .object({
+    name: z.string(),
+    logo: z.string().nullable().meta({ description: "The page's logo address, or null" }),
+    accentColor: z.string().meta({ description: "The page's theme accent colour", example: "#2563eb" }),
+  })
+  .meta({ id: "ErrorPage" });
+export type ErrorPage = z.infer<typeof ErrorPage>;
+
 /** Every error answer: the envelope with success false, a machine-readable kind and, for bad input, field details. */
 export const ErrorEnvelope = z
   .object({
@@ -70,6 +83,10 @@ export const ErrorEnvelope = z
     code: z.int().meta({ description: "Mirrors the HTTP status" }),
     error: ErrorKind,
     details: z.array(FieldError).optional(),
+    page: ErrorPage.optional().meta({
+      description:
+        "Only on a password-protected status page's 401 (password_required, password_incorrect): its name, logo and accent, for the password prompt",
+    }),
   })
   .meta({ id: "Error" });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
@@ -81,12 +98,12 @@ export const PER_PAGE_VALUES = ["10", "25", "50"] as const;
 export const PageQuery = z.strictObject({
   page: z
     .string()
-    .regex(/^[1-9]\d{0,8}$/, "must be a whole number from 1")
+    .regex(/^[1-9]\d{0,8}$/, "Enter a whole number from 1.")
     .transform(Number)
     .optional()
     .meta({ description: "Page number, from 1", example: "1" }),
   perPage: z
-    .enum(PER_PAGE_VALUES, { error: `must be one of ${PER_PAGE_VALUES.join(", ")}` })
+    .enum(PER_PAGE_VALUES, { error: `Choose ${PER_PAGE_VALUES.slice(0, -1).join(", ")} or ${PER_PAGE_VALUES.at(-1)}.` })
     .transform(Number)
     .optional()
     .meta({ description: "Items per page: 10 (default), 25 or 50" }),

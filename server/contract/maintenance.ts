@@ -35,7 +35,7 @@ function realDateTime(s: string): boolean {
 const TimeZone = z
   .string()
   .max(64)
-  .refine(knownTimeZone, { error: "must be an IANA time zone, such as Europe/Berlin or UTC" })
+  .refine(knownTimeZone, { error: "Choose a time zone from the list, such as Europe/Berlin or UTC." })
   .meta({ description: "The IANA time zone start and the recurrence are read in", example: "Europe/Berlin" });
 
 /**
@@ -46,9 +46,9 @@ const Start = z
   .string()
   .max(40)
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/, {
-    error: "must be a date and time such as 2026-12-06T02:00 (local to timeZone) or 2026-12-06T01:00:00Z",
+    error: "Enter a date and time such as 2026-12-06T02:00.",
   })
-  .refine(realDateTime, { error: "is not a real date and time" })
+  .refine(realDateTime, { error: "Enter a date and time that exists, from the year 2000." })
   .meta({
     description:
       "When the first occurrence begins: a local date and time in timeZone, or an instant with an offset (read as the local time it is in timeZone)",
@@ -102,7 +102,7 @@ export const MaintenancePatch = z
     recurrence: Recurrence.optional(),
   })
   .refine((p) => Object.values(p).some((v) => v !== undefined), {
-    message: "at least one field is required",
+    message: "Change at least one field.",
     path: ["title"],
   })
   .meta({ id: "MaintenanceWindowPatch" });
@@ -136,6 +136,10 @@ export const MaintenanceWindow = z
   })
   .meta({ id: "MaintenanceWindow" });
 export type MaintenanceWindow = z.infer<typeof MaintenanceWindow>;
+
+/** The workspace's windows (GET /maintenance-windows). */
+export const MaintenanceWindowList = z.object({ windows: z.array(MaintenanceWindow) });
+export type MaintenanceWindowList = z.infer<typeof MaintenanceWindowList>;
 
 /** Maintenance as a status page's visitors see it: under way, or coming within PUBLIC_MAINTENANCE_DAYS. */
 export const PublicMaintenance = z

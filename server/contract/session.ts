@@ -15,14 +15,14 @@ export const SESSION_MAX_MS = 30 * 24 * 3600_000;
  */
 export const NewPassword = z
   .string()
-  .min(12, "must be at least 12 characters")
-  .max(128, "must be at most 128 characters")
+  .min(12, "Use at least 12 characters.")
+  .max(128, "Use at most 128 characters.")
   .meta({ description: "12 to 128 characters", example: "correct horse battery" });
 
 /** A one-time link's secret, as the link carries it after `#token=`. */
 export const LinkToken = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{43}$/, "is not a link token")
+  .regex(/^[A-Za-z0-9_-]{43}$/, "This link is not valid: use the whole link from the e-mail or the console.")
   .meta({
     description: "The token of a setup, reset or invitation link (after #token=)",
     example: "q1V2x".repeat(8).concat("abc"),
@@ -30,7 +30,7 @@ export const LinkToken = z
 
 const TotpCode = z
   .string()
-  .regex(/^\d{6}$/, "must be the 6 digits the authenticator app shows")
+  .regex(/^\d{6}$/, "Enter the 6 digits the authenticator app shows.")
   .meta({ description: "A 6-digit code of the authenticator app", example: "123456" });
 
 export const SignIn = z

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { Timestamp } from "./common.ts";
+import { Pagination, Timestamp } from "./common.ts";
+import {
+  DnsSettings,
+  HttpAssertions,
+  misplacedSetting,
+  monitorUrlProblem,
+  Protocol,
+  PushSettings,
+  PushState,
+} from "./monitor.ts";
 
 export const SITE_STATES = ["healthy", "degraded", "unhealthy", "unknown"] as const;
 export const SiteState = z.enum(SITE_STATES).meta({ description: "The monitoring engine's verdict" });
@@ -21,7 +30,7 @@ export const SLOW_THRESHOLD_MS = { min: 50, max: 120_000, default: 2000 } as con
 
 export const SiteId = z
   .string()
-  .regex(/^[0-9a-f]{24}$/, "must be a site id (24 hexadecimal characters)")
+  .regex(/^[0-9a-f]{24}$/, "Choose a site by its id (24 hexadecimal characters).")
   .meta({ description: "Site identifier", example: "6743a1f0c2d4e5f60718293a" });
 
 const HttpCode = z.int().min(100).max(599);
@@ -32,36 +41,62 @@ export const CheckHeader = z.strictObject({
     .string()
     .min(1)
     .max(256)
-    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be a valid HTTP header name"),
+    .regex(
+      /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/,
+      "Use a header name of letters, digits and - _ . ! # $ % & ' * + ^ ` | ~ only.",
+    ),
   value: z
     .string()
     .max(4096)
-    .regex(/^[^\r\n\0]*$/, "must not contain line breaks or NUL"),
+    .regex(/^[^\r\n\0]*$/, "Remove the line breaks."),
 });
 
-/** http(s) only, no credentials in the address (put them in headers, which are never shown to visitors). */
+/** Every scheme Porchlight checks (contract/monitor.ts), no credentials in the address (put them in headers). */
 export const SiteUrl = z
   .string()
   .max(2048)
-  .refine((value) => {
-    try {
-      const u = new URL(value);
-      return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
-    } catch {
-      return false;
-    }
-  }, "must be an absolute http:// or https:// URL")
-  .refine((value) => {
-    try {
-      const u = new URL(value);
-      return u.username === "" && u.password === "";
-    } catch {
-      return true;
-    }
-  }, "must not contain a user name or password; send credentials in headers")
-  .meta({ description: "Monitored address, http or https", example: "https://example.com/health" });
+  .superRefine((value, ctx) => {
+    const problem = monitorUrlProblem(value);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .meta({
+    description:
+      "What to check: http(s)://host/path, tcp://host:port, tls://host:port, dns://name, icmp://host, or push:// (a heartbeat)",
+    example: "https://example.com/health",
+  });
 
-const Region = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "must be lowercase letters, digits and dashes");
+/** Tags on a site: at most this many, each 1 to 32 characters. */
+export const TAGS = { max: 10, maxLength: 32 } as const;
+
+/**
+ * A tag as stored: trimmed and lower-cased, of letters, digits, spaces, dashes, underscores and dots. The
+ * character set keeps a tag's JSON form its own text between quotes, which is how the stores find it (sites.ts).
+ */
+export const SiteTag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1)
+  .max(TAGS.maxLength)
+  .regex(/^[\p{L}\p{M}\p{N} ._-]*$/u, "Use only letters, digits, spaces, dashes (-), underscores (_) and dots (.).")
+  .meta({ description: "A tag: letters, digits, spaces, - _ and . (stored lower-case)", example: "production" });
+
+/** A site's tags: repeats (after trimming and lower-casing) count once, in the order given. */
+export const SiteTags = z
+  .array(SiteTag)
+  .max(TAGS.max)
+  .overwrite((tags) => [...new Set(tags)])
+  .meta({
+    description: `At most ${TAGS.max} tags, each 1 to ${TAGS.maxLength} characters of letters, digits, spaces, - _ and .; trimmed and lower-cased, repeats removed, order kept`,
+    example: ["production", "eu"],
+  });
+
+const Region = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,31}$/,
+    "Use a region name of lower-case letters, digits and dashes, at most 32 characters.",
+  );
 
 /** The fields an owner may write. Everything else in SiteDetail is computed. */
 const writable = {
@@ -96,6 +131,10 @@ const writable = {
     .meta({
       description: `A successful check slower than this (ms) makes the site degraded, ${SLOW_THRESHOLD_MS.min} to ${SLOW_THRESHOLD_MS.max}`,
     }),
+  tags: SiteTags,
+  assertions: HttpAssertions.meta({ description: "http(s) sites: what the answer must hold beyond its status code" }),
+  dns: DnsSettings.meta({ description: "dns sites: the record type, the resolver and the expected values" }),
+  push: PushSettings.meta({ description: "push sites: the grace after checkInterval" }),
 };
 
 /** WordPress detection as stored: the engine's finding, or the owner's when manualOverride is true. */
@@ -104,7 +143,17 @@ export const WordPress = z.object({ value: z.boolean(), manualOverride: z.boolea
 function timeoutWithinInterval(site: { timeout?: number; checkInterval?: number }) {
   return site.timeout === undefined || site.checkInterval === undefined || site.timeout <= site.checkInterval;
 }
-const timeoutRule = { message: "timeout must not exceed checkInterval", path: ["timeout"] };
+const timeoutRule = { message: "The timeout must not be longer than the check interval.", path: ["timeout"] };
+
+/** Settings of one kind of check go with an address of that kind only (assertions with http(s), dns with dns://...). */
+function settingsMatchProtocol(
+  site: { url?: string | undefined; assertions?: unknown; dns?: unknown; push?: unknown },
+  ctx: z.RefinementCtx,
+) {
+  if (site.url === undefined) return;
+  const misplaced = misplacedSetting(site.url, site);
+  if (misplaced) ctx.addIssue({ code: "custom", path: [misplaced.field], message: misplaced.message });
+}
 
 export const SiteCreate = z
   .strictObject({
@@ -122,8 +171,13 @@ export const SiteCreate = z
     enabled: writable.enabled.default(true),
     regions: writable.regions.default(["local"]),
     slowThresholdMs: writable.slowThresholdMs.default(SLOW_THRESHOLD_MS.default),
+    tags: writable.tags.default([]),
+    assertions: writable.assertions.optional(),
+    dns: writable.dns.optional(),
+    push: writable.push.optional(),
   })
   .refine(timeoutWithinInterval, timeoutRule)
+  .superRefine(settingsMatchProtocol)
   .meta({ id: "SiteCreate" });
 export type SiteCreate = z.infer<typeof SiteCreate>;
 
@@ -143,12 +197,17 @@ export const SitePatch = z
     enabled: writable.enabled.optional(),
     regions: writable.regions.optional(),
     slowThresholdMs: writable.slowThresholdMs.optional(),
+    tags: writable.tags.optional().meta({ description: "Replaces the site's tags" }),
+    assertions: writable.assertions.optional().meta({ description: "Replaces the assertions (http(s) sites)" }),
+    dns: writable.dns.optional().meta({ description: "Replaces the DNS settings (dns sites)" }),
+    push: writable.push.optional().meta({ description: "Replaces the push settings (push sites)" }),
     wordpress: z.strictObject({ value: z.boolean(), manualOverride: z.boolean() }).optional().meta({
       description:
         "Set manualOverride true to fix value yourself (the engine then leaves it alone); false hands it back to detection",
     }),
   })
   .refine(timeoutWithinInterval, timeoutRule)
+  .superRefine(settingsMatchProtocol)
   .meta({ id: "SitePatch" });
 export type SitePatch = z.infer<typeof SitePatch>;
 
@@ -195,7 +254,7 @@ export const Site = z
     id: SiteId,
     __v: z.int().meta({ description: "Counts updates of the record" }),
     url: z.string(),
-    protocol: z.enum(["http", "https"]).meta({ description: "Derived from url" }),
+    protocol: Protocol,
     headers: z.array(CheckHeader),
     name: z.string(),
     checkInterval: writable.checkInterval,
@@ -232,6 +291,10 @@ export const Site = z
       description: "Present once detection has run or the owner has set it (manualOverride)",
     }),
     slowThresholdMs: writable.slowThresholdMs,
+    tags: z.array(z.string()).meta({ description: "The site's tags, lower-case, in the order they were given" }),
+    assertions: HttpAssertions.nullable().meta({ description: "http(s) sites' assertions; null for other kinds" }),
+    dns: DnsSettings.nullable().meta({ description: "dns sites' question and expected values; null for other kinds" }),
+    push: PushState.nullable().meta({ description: "push sites' grace and last call; null for other kinds" }),
     state: SiteState,
     status: SiteStatus,
   })
@@ -245,6 +308,14 @@ export const SiteDetail = Site.extend({
   conditions: z.array(Condition),
 }).meta({ id: "SiteDetail" });
 export type SiteDetail = z.infer<typeof SiteDetail>;
+
+/** The answer to adding a site: its detail, and a push site's secret address, shown this once. */
+export const SiteCreated = SiteDetail.extend({
+  pushUrl: z
+    .string()
+    .optional()
+    .meta({ description: "push sites only: the address the job calls; shown in this answer only, keep it secret" }),
+}).meta({ id: "SiteCreated" });
 
 export const STAT_DAYS = { default: 30, min: 1, max: 90 } as const;
 
@@ -271,3 +342,97 @@ export const StatDays = z
       "Days of history, 1 to 90 (default 30). Never an error: invalid or repeated values give 30, fractions round down, values above 90 give 90.",
     example: "30",
   });
+
+/** A target the add/edit form asks about before saving: would the server check it, or refuse it by its policy? */
+export const TargetCheck = z.strictObject({ url: SiteUrl }).meta({ id: "SiteTargetCheck" });
+
+export const TargetCheckResult = z
+  .object({
+    allowed: z.boolean().meta({ description: "false: the server refuses to check this target by its address policy" }),
+    reason: z.string().nullable().meta({
+      description: "Why it is refused, naming the address and its range; null when allowed",
+      example:
+        "localhost is 127.0.0.1 (loopback, not a public address): this server checks private, loopback and link-local targets only with PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true",
+    }),
+    setting: z
+      .literal("PORCHLIGHT_ALLOW_PRIVATE_TARGETS")
+      .nullable()
+      .meta({ description: "The server setting that would allow it (the operator's); null when allowed" }),
+  })
+  .meta({ id: "SiteTargetCheckResult" });
+export type TargetCheckResult = z.infer<typeof TargetCheckResult>;
+
+/** How many of the workspace's sites carry each tag, for a filter. */
+export const SiteTagCount = z
+  .object({ tag: z.string(), count: z.int().meta({ description: "Sites carrying the tag" }) })
+  .meta({ id: "SiteTagCount" });
+export type SiteTagCount = z.infer<typeof SiteTagCount>;
+
+export const RecentCheck = z
+  .object({
+    at: Timestamp,
+    region: z.string(),
+    ok: z.boolean(),
+    slow: z.boolean(),
+    statusCode: z.int().nullable(),
+    responseMs: z.int().nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "RecentCheck" });
+export type RecentCheck = z.infer<typeof RecentCheck>;
+
+export const SiteIncident = z
+  .object({
+    id: z.int(),
+    pageId: z.int(),
+    pageName: z.string(),
+    title: z.string(),
+    status: z.enum(["investigating", "identified", "monitoring", "resolved"]),
+    automatic: z.boolean().meta({ description: "Opened by the engine (true) or by a member" }),
+    startedAt: Timestamp,
+    resolvedAt: Timestamp.nullable(),
+  })
+  .meta({ id: "SiteIncident" });
+export type SiteIncident = z.infer<typeof SiteIncident>;
+
+/** Days of history in the overview: the dashboard's uptime column and sparkline. */
+export const OVERVIEW_DAYS = 30;
+
+const OverviewDay = z.object({
+  day: z.string().meta({ description: "UTC day, YYYY-MM-DD" }),
+  uptime: z.number().nullable().meta({ description: "Percent of checks up that day; null without checks" }),
+  responseMs: z.int().nullable().meta({ description: "Mean response time that day; null without a response" }),
+});
+
+/** Hours of raw results in the overview: a new site's sparkline draws these until it has two days. */
+export const OVERVIEW_HOURS = 24;
+
+const OverviewHour = z.object({
+  at: Timestamp.meta({ description: "The start of the UTC hour" }),
+  responseMs: z.int().meta({ description: "Mean response time of that hour's successful checks" }),
+});
+
+export const SiteOverview = z
+  .object({
+    site: Site,
+    uptime: z.number().nullable().meta({ description: "Percent of checks up over the 30 days; null without checks" }),
+    days: z.array(OverviewDay).meta({ description: "The last 30 UTC days, oldest first, today included" }),
+    recent: z.array(OverviewHour).meta({
+      description:
+        "The last 24 UTC hours (the current one included), oldest first: each hour's mean response time of successful checks, from the raw results; an hour without a successful check is left out",
+    }),
+  })
+  .meta({ id: "SiteOverview" });
+export type SiteOverview = z.infer<typeof SiteOverview>;
+
+/** A page of sites (GET /sites). */
+export const SiteList = z.object({ sites: z.array(Site), pagination: Pagination });
+export type SiteList = z.infer<typeof SiteList>;
+
+/** A page of sites with their recent history (GET /sites/overview). */
+export const SiteOverviewList = z.object({ sites: z.array(SiteOverview), pagination: Pagination });
+export type SiteOverviewList = z.infer<typeof SiteOverviewList>;
+
+/** The tags on a workspace's sites (GET /sites/tags). */
+export const SiteTagList = z.object({ tags: z.array(SiteTagCount) });
+export type SiteTagList = z.infer<typeof SiteTagList>;

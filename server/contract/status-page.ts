@@ -33,9 +33,9 @@ export const Slug = z
   .max(64)
   .regex(
     /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/,
-    "must be 1 to 64 lowercase letters, digits and inner dashes (for example acme-status)",
+    "Use 1 to 64 lower-case letters, digits and dashes inside, such as acme-status.",
   )
-  .refine((slug) => !RESERVED_SLUGS.has(slug), "is reserved; choose another slug")
+  .refine((slug) => !RESERVED_SLUGS.has(slug), "This slug is reserved: choose another.")
   .meta({ description: "Short, URL-safe identifier of the page", example: "acme" });
 
 /** Who may read a page, as every answer names it (spec 2.6). */
@@ -50,7 +50,7 @@ export type Visibility = z.infer<typeof Visibility>;
  */
 export const VisibilityInput = z
   .enum(["public", "private", "password-protected", "password"], {
-    error: "must be public, private or password-protected (password is accepted for password-protected)",
+    error: "Choose public, private or password-protected.",
   })
   .transform((v): Visibility => (v === "password" ? "password-protected" : v))
   .pipe(Visibility)
@@ -61,11 +61,11 @@ export const VisibilityInput = z
 
 export const PagePassword = z
   .string()
-  .min(8, "must be at least 8 characters")
-  .max(128, "must be at most 128 characters")
+  .min(8, "Use at least 8 characters.")
+  .max(128, "Use at most 128 characters.")
   // HTTP trims header values, so these characters could never arrive in X-Status-Page-Password.
-  .refine((p) => p.trim() === p, "must not begin or end with white space")
-  .refine((p) => [...p].every((ch) => ch >= " " && ch !== "\u007f"), "must not contain control characters")
+  .refine((p) => p.trim() === p, "Remove the spaces at the start and end.")
+  .refine((p) => [...p].every((ch) => ch >= " " && ch !== "\u007f"), "Remove the control characters.")
   .meta({ description: "Write-only; stored as an scrypt hash. Required when visibility is password-protected." });
 
 /** A host name without scheme, port or path. */
@@ -78,7 +78,7 @@ export const CustomDomain = z
       .string()
       .regex(
         /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
-        "must be a host name such as status.example.com, without scheme, port or path",
+        "Enter a host name such as status.example.com, without https://, port or path.",
       ),
   )
   .meta({ example: "status.example.com" });
@@ -102,14 +102,14 @@ export const IMAGE_PATH = /^\/assets\/[0-9a-f]{64}\.(?:png|jpg|gif|webp|svg|ico)
 
 /** An image on the web by its address: https only, no credentials, for a logo or favicon the owner hosts. */
 export const ImageUrl = z
-  .url({ protocol: /^https$/, error: "must be an https:// address of an image" })
+  .url({ protocol: /^https$/, error: "Enter the https:// address of an image." })
   .max(2048)
   // Zod runs this even after the checks above failed: an address that does not parse is theirs to name.
   .refine((url) => {
     if (!URL.canParse(url)) return true;
     const parsed = new URL(url);
     return parsed.username === "" && parsed.password === "";
-  }, "must not carry a user name or password")
+  }, "Remove the user name and password from the address.")
   .meta({ example: "https://example.com/logo.png" });
 
 /**
@@ -135,7 +135,7 @@ const imageField = (what: string) =>
     });
 
 const ThemeMode = z.enum(["auto", "light", "dark"]);
-const AccentColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a #rrggbb colour");
+const AccentColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, "Enter a colour as #rrggbb, such as #2563eb.");
 
 export const Theme = z
   .strictObject({ mode: ThemeMode.default("auto"), accentColor: AccentColor.default("#2563eb") })
@@ -169,8 +169,109 @@ export type DisplayOptions = z.infer<typeof DisplayOptions>;
 export const DEFAULT_THEME: Theme = Theme.parse({});
 export const DEFAULT_DISPLAY: DisplayOptions = DisplayOptions.parse({});
 
+/**
+ * An incident's impact, in Statuspage's words: none, minor (degraded performance), major (partial outage), critical
+ * (major outage). An automatic incident's follows what the engine sees; an owner's is chosen, or follows the worst
+ * status it gives its services (impactOf).
+ */
+export const INCIDENT_IMPACTS = ["none", "minor", "major", "critical"] as const;
+export const IncidentImpact = z.enum(INCIDENT_IMPACTS).meta({
+  description: "none, minor (degraded performance), major (partial outage), critical (major outage)",
+});
+export type IncidentImpact = z.infer<typeof IncidentImpact>;
+
+/** What an open incident says of a service it affects: the item statuses an incident can set. */
+export const AFFECTED_STATUSES = ["operational", "degraded", "partial_outage", "major_outage", "maintenance"] as const;
+export const AffectedStatus = z.enum(AFFECTED_STATUSES).meta({
+  description:
+    "What the incident says of the service while it is open; the page shows the worse of this and what the engine sees",
+});
+export type AffectedStatus = z.infer<typeof AffectedStatus>;
+
+/** The impact an incident takes from the worst status it gives its services, when its owner names none. */
+export function impactOf(statuses: readonly AffectedStatus[]): IncidentImpact {
+  if (statuses.includes("major_outage")) return "critical";
+  if (statuses.includes("partial_outage")) return "major";
+  if (statuses.includes("degraded")) return "minor";
+  return "none";
+}
+
+/**
+ * What an incident says of a service named without a status: the status its impact speaks of (none says
+ * operational, which moves nothing).
+ */
+export function affectedStatusOf(impact: IncidentImpact): AffectedStatus {
+  return ({ critical: "major_outage", major: "partial_outage", minor: "degraded", none: "operational" } as const)[
+    impact
+  ];
+}
+
+/** When a page's automatic incidents reach its visitors. */
+export const INCIDENT_PUBLICATIONS = ["immediately", "after", "draft"] as const;
+
+/** Placeholders of the incident templates: the service's label on the page, and an outage's length in words. */
+const Template = (fallback: string, what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .default(fallback)
+    .meta({ description: `${what}; {service} is the item's label on the page, {duration} the outage's length` });
+
+/** The words of a page's automatic incidents, in plain language: no HTTP codes for visitors (owners see them). */
+export const IncidentTemplate = z
+  .strictObject({
+    title: Template("{service} is unavailable", "The incident's title").pipe(z.string().max(200)),
+    down: Template("We are seeing problems reaching {service} and are looking into it.", "The first update"),
+    downAgain: Template(
+      "{service} became unavailable again shortly after it recovered. We are looking into it.",
+      "The update when the service goes down again within the cool-down, re-opening the incident",
+    ),
+    recovered: Template(
+      "{service} is available again. It was unavailable for {duration}.",
+      "The update that resolves the incident",
+    ),
+  })
+  .meta({ id: "IncidentTemplate" });
+export type IncidentTemplate = z.infer<typeof IncidentTemplate>;
+
+/**
+ * A page's incident policy: whether the engine's incidents are published at once, once the outage has lasted
+ * afterMinutes (shorter ones stay the owner's), or as drafts the owner publishes; and their words.
+ */
+export const IncidentPolicy = z
+  .strictObject({
+    publish: z.enum(INCIDENT_PUBLICATIONS).default("after").meta({
+      description:
+        "immediately: visitors read an automatic incident as it opens; after: once the outage has lasted afterMinutes (a shorter one stays owner-only); draft: the owner publishes it (POST …/incidents/{id}/publish)",
+    }),
+    afterMinutes: z.int().min(1).max(1440).default(5).meta({ description: "With publish after: minutes, 1 to 1,440" }),
+    template: IncidentTemplate.prefault({}),
+  })
+  .meta({ id: "IncidentPolicy" });
+export type IncidentPolicy = z.infer<typeof IncidentPolicy>;
+export const DEFAULT_INCIDENT_POLICY: IncidentPolicy = IncidentPolicy.parse({});
+
+/** A PATCH's incident policy: only the fields sent change, the template's too. */
+export const IncidentPolicyPatch = z
+  .strictObject({
+    publish: z.enum(INCIDENT_PUBLICATIONS).optional(),
+    afterMinutes: z.int().min(1).max(1440).optional(),
+    template: z
+      .strictObject({
+        title: z.string().trim().min(1).max(200).optional(),
+        down: z.string().trim().min(1).max(500).optional(),
+        downAgain: z.string().trim().min(1).max(500).optional(),
+        recovered: z.string().trim().min(1).max(500).optional(),
+      })
+      .optional(),
+  })
+  .meta({ id: "IncidentPolicyPatch" });
+export type IncidentPolicyPatch = z.infer<typeof IncidentPolicyPatch>;
+
 const passwordRule = {
-  message: "a password of at least 8 characters is required when visibility is password-protected",
+  message: "Enter a password of at least 8 characters for a password-protected page.",
   path: ["password"],
 };
 
@@ -191,16 +292,17 @@ export const StatusPageCreate = z
     favicon: ImageUrl.nullable()
       .default(null)
       .meta({ description: "An https:// address of the page's favicon; or upload one (PUT …/favicon)" }),
+    incidentPolicy: IncidentPolicy.prefault({}),
   })
   .refine((p) => p.visibility !== "password-protected" || p.password !== undefined, passwordRule)
   .refine((p) => p.visibility === "password-protected" || p.password === undefined, {
-    message: "can only be set when visibility is password-protected",
+    message: "Set a password only on a password-protected page.",
     path: ["password"],
   })
   .meta({ id: "StatusPageCreate" });
 export type StatusPageCreate = z.infer<typeof StatusPageCreate>;
 
-/** theme and display are merged into the stored values field by field. */
+/** theme, display and incidentPolicy (its template too) are merged into the stored values field by field. */
 export const StatusPagePatch = z
   .strictObject({
     name: z.string().trim().min(1).max(100).optional(),
@@ -219,6 +321,7 @@ export const StatusPagePatch = z
       description:
         "An https:// address, replacing an uploaded favicon; null removes the favicon; the page's current value changes nothing",
     }),
+    incidentPolicy: IncidentPolicyPatch.optional(),
   })
   .meta({ id: "StatusPagePatch" });
 export type StatusPagePatch = z.infer<typeof StatusPagePatch>;
@@ -234,7 +337,7 @@ const MAX_ID = 2_147_483_647;
 
 export const PageId = z
   .string()
-  .regex(/^[1-9]\d{0,9}$/, "must be a numeric id")
+  .regex(/^[1-9]\d{0,9}$/, "Choose it by its numeric id.")
   .transform(Number)
   .refine((id) => id <= MAX_ID, `must be a numeric id up to ${MAX_ID}`)
   .meta({ description: "Status page id", example: "1" });
@@ -283,6 +386,7 @@ export const StatusPage = z
     logo: imageField("logo"),
     favicon: imageField("favicon"),
     url: z.string().meta({ description: "Where visitors find the page" }),
+    incidentPolicy: IncidentPolicy,
     createdAt: Timestamp,
     updatedAt: Timestamp,
     items: z.array(OwnerItem),
@@ -311,9 +415,10 @@ export const Incident = z
       .int()
       .nullable()
       .meta({ description: "Whole minutes from start to resolution; null while open (compute from started_at)" }),
-    affected: z.array(z.object({ id: z.int(), label: z.string() })).meta({
+    impact: IncidentImpact,
+    affected: z.array(z.object({ id: z.int(), label: z.string(), status: AffectedStatus })).meta({
       description:
-        "The page's items the incident affects, in the page's order: those named by its owner (items), and an automatic incident's site's. On the public page only visible items.",
+        "The page's items the incident affects, in the page's order, each with what the incident says of it: those named by its owner (items), and an automatic incident's site's. On the public page only visible items.",
     }),
     updates: z.array(IncidentUpdate).meta({ description: "Newest first" }),
   })
@@ -328,13 +433,31 @@ const skew = `a time up to ${CLOCK_SKEW_SECONDS} s ahead of the server's clock i
 
 /** How many items an incident may name as affected. */
 export const MAX_INCIDENT_ITEMS = 100;
+/** An item an incident affects, with what the incident says of it. */
+export const AffectedItem = z
+  .strictObject({ id: z.int().positive().max(MAX_ID), status: AffectedStatus })
+  .meta({ id: "AffectedItem" });
+export type AffectedItem = z.infer<typeof AffectedItem>;
 const AffectedItems = z
-  .array(z.int().positive().max(MAX_ID))
+  .array(z.union([z.int().positive().max(MAX_ID), AffectedItem]))
   .max(MAX_INCIDENT_ITEMS)
   .meta({
-    description: `Ids of the page's items the incident affects (at most ${MAX_INCIDENT_ITEMS}; repeats count once); an id not on the page is a 400 naming items. An automatic incident affects its site's items without them.`,
-    example: [1, 2],
+    description: `The page's items the incident affects (at most ${MAX_INCIDENT_ITEMS}): each an id, or {id, status} saying what the incident says of it; an id alone takes the status the impact speaks of (critical: major_outage, major: partial_outage, minor: degraded, none: operational, which moves nothing). Forms may be mixed; an item named twice counts once, with the worse status. An id not on the page is a 400 naming items. An automatic incident affects its site's items without them.`,
+    example: [1, { id: 2, status: "degraded" }],
   });
+
+/** What the owner's items say, each an AffectedItem: an id alone takes the status `impact` speaks of. */
+export function affectedItems(
+  items: readonly (number | AffectedItem)[],
+  impact: IncidentImpact,
+): { id: number; status: AffectedStatus }[] {
+  const implied = affectedStatusOf(impact);
+  return items.map((item) => (typeof item === "number" ? { id: item, status: implied } : item));
+}
+
+/** The impact of an incident the owner names none for: from the worst status it gives by name (impactOf). */
+export const impactOfItems = (items: readonly (number | AffectedItem)[] = []): IncidentImpact =>
+  impactOf(items.flatMap((item) => (typeof item === "number" ? [] : [item.status])));
 
 export const IncidentCreate = z
   .strictObject({
@@ -348,9 +471,17 @@ export const IncidentCreate = z
       description: `Only with status resolved; defaults to now; not in the future (${skew}), not before startedAt. Stamps the first update, which resolves.`,
     }),
     items: AffectedItems.optional(),
+    impact: IncidentImpact.optional().meta({
+      description:
+        "Defaults to the worst status items give by name: major_outage critical, partial_outage major, degraded minor, else none",
+    }),
+    publish: z.boolean().default(true).meta({
+      description:
+        "false records a draft that only the workspace reads until published (POST …/incidents/{incidentId}/publish)",
+    }),
   })
   .refine((i) => i.resolvedAt === undefined || i.status === "resolved", {
-    message: "resolvedAt is only allowed with status resolved",
+    message: "Set the resolution time only with the status resolved.",
     path: ["resolvedAt"],
   })
   .meta({ id: "IncidentCreate" });
@@ -359,13 +490,58 @@ export type IncidentCreate = z.infer<typeof IncidentCreate>;
 export const IncidentPatch = z
   .strictObject({
     title: z.string().trim().min(1).max(200).optional(),
-    items: AffectedItems.optional().meta({ description: "Replaces the items named before; [] names none" }),
+    impact: IncidentImpact.optional().meta({
+      description: "Changes the impact only; the statuses of the items named before stay as they are",
+    }),
+    items: AffectedItems.optional().meta({
+      description:
+        "Replaces the items named before; [] names none. An id alone takes the status of the impact (this PATCH's, else the incident's).",
+    }),
   })
-  .refine((p) => p.title !== undefined || p.items !== undefined, {
-    message: "title or items is required",
+  .refine((p) => p.title !== undefined || p.impact !== undefined || p.items !== undefined, {
+    message: "Change the title, the impact or the services.",
     path: ["title"],
   })
   .meta({ id: "IncidentPatch" });
+export type IncidentPatch = z.infer<typeof IncidentPatch>;
+
+/** An update as the workspace reads it: with its id (to edit it) and the owner-only detail. */
+export const OwnerIncidentUpdate = IncidentUpdate.extend({
+  id: z.int(),
+  detail: z.string().nullable().meta({
+    description:
+      "Owner-only detail of an automatic update (the failed check, such as HTTP 500); never shown to visitors",
+  }),
+}).meta({ id: "OwnerIncidentUpdate" });
+
+/** An incident as the workspace reads it: what visitors read, and whether and since when they can. */
+export const OwnerIncident = Incident.extend({
+  published: z.boolean().meta({
+    description: "Whether visitors read it; false for a draft, or an automatic incident waiting for the page's delay",
+  }),
+  publishedAt: Timestamp.nullable().meta({ description: "When visitors could first read it; null while unpublished" }),
+  source: z.enum(["manual", "automatic"]).meta({ description: "manual: opened by a member; automatic: by the engine" }),
+  updates: z.array(OwnerIncidentUpdate).meta({ description: "Newest first" }),
+}).meta({ id: "OwnerIncident" });
+export type OwnerIncident = z.infer<typeof OwnerIncident>;
+
+/** A correction of an update: its text, its time, or both. */
+export const IncidentUpdatePatch = z
+  .strictObject({
+    message: Message.optional(),
+    at: Timestamp.optional().meta({
+      description:
+        `When the update happened. Not in the future (${skew}), not before the incident started, the update before it or after the update after it (equal is allowed). ` +
+        "Moving the opening update (the oldest, stamped at the start) moves started_at with it; moving the update that resolved the incident moves resolved_at.",
+      example: "2026-10-31T11:30:00.000Z",
+    }),
+  })
+  .refine((p) => p.message !== undefined || p.at !== undefined, {
+    message: "Change the message or the time.",
+    path: ["message"],
+  })
+  .meta({ id: "IncidentUpdatePatch" });
+export type IncidentUpdatePatch = z.infer<typeof IncidentUpdatePatch>;
 
 export const IncidentUpdateCreate = z
   .strictObject({
@@ -380,9 +556,22 @@ export const IncidentUpdateCreate = z
   })
   .meta({ id: "IncidentUpdateCreate" });
 
-export const ItemStatus = z.enum(["operational", "degraded", "outage", "paused", "unknown", "maintenance"]).meta({
+/**
+ * What a page shows for a service, in Statuspage's vocabulary where it has one (operational, degraded performance,
+ * partial outage, major outage, under maintenance), plus paused and unknown.
+ */
+export const ITEM_STATUSES = [
+  "operational",
+  "degraded",
+  "partial_outage",
+  "major_outage",
+  "maintenance",
+  "paused",
+  "unknown",
+] as const;
+export const ItemStatus = z.enum(ITEM_STATUSES).meta({
   description:
-    "operational (healthy), degraded, outage (unhealthy), paused, unknown (no recent check), maintenance (in a maintenance window now, whatever its checks say)",
+    "operational (healthy), degraded (degraded performance: slow, or a condition), partial_outage (down for some of its users: named by an open incident), major_outage (down: unhealthy, or named by an open incident), maintenance (in a maintenance window now, whatever its checks say), paused, unknown (no recent check)",
 });
 export type ItemStatus = z.infer<typeof ItemStatus>;
 
@@ -396,7 +585,16 @@ export const PublicItem = z
     response_time: z.number().nullable().meta({ description: "Milliseconds of the latest check; null until checked" }),
     last_check: Timestamp.nullable(),
     history: z
-      .array(z.object({ date: z.iso.date(), uptime: z.number() }))
+      .array(
+        z.object({
+          date: z.iso.date(),
+          uptime: z.number(),
+          downtime_minutes: z.int().optional().meta({
+            description:
+              "Minutes of confirmed outage that day, as the engine measured them (maintenance left out), rounded up; absent on a day without downtime",
+          }),
+        }),
+      )
       .meta({ description: "Daily uptime percentage, oldest first, days with data only" }),
   })
   .meta({ id: "StatusPageItem" });

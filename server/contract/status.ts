@@ -25,19 +25,20 @@ export function itemStatus(state: SiteState, pause: boolean): ItemStatus {
   if (pause) return "paused";
   if (state === "healthy") return "operational";
   if (state === "degraded") return "degraded";
-  if (state === "unhealthy") return "outage";
+  if (state === "unhealthy") return "major_outage";
   return "unknown";
 }
 
 /**
- * All outage is major, some is partial; degraded next; then maintenance when an item is in it; operational when every
+ * Every watched item in major outage is major, any outage is partial; degraded next; then maintenance when an item is in it; operational when every
  * other watched item is; else unknown. Paused items and items in maintenance count for neither up nor down.
  */
 export function overallStatus(items: readonly Pick<PublicItem, "status">[]): OverallStatus {
   const watched = items.filter((item) => item.status !== "paused" && item.status !== "maintenance");
   const count = (status: ItemStatus) => watched.filter((item) => item.status === status).length;
-  const outages = count("outage");
-  if (outages) return outages < watched.length ? "partial" : "major";
+  const majors = count("major_outage");
+  if (majors && majors === watched.length) return "major";
+  if (majors || count("partial_outage")) return "partial";
   if (count("degraded")) return "degraded";
   if (items.some((item) => item.status === "maintenance")) return "maintenance";
   return watched.length && count("operational") === watched.length ? "operational" : "unknown";
@@ -46,5 +47,9 @@ export function overallStatus(items: readonly Pick<PublicItem, "status">[]): Ove
 /** A percentage to three decimals, as every uptime figure is shown. */
 export const roundPercent = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Uptime as a percentage to three decimals, of `total` > 0 checks of which `up` were up. */
-export const uptimePercent = (up: number, total: number) => roundPercent((up / total) * 100);
+/**
+ * Uptime as a percentage to three decimals, of `total` > 0 checks of which `up` were up: exactly 100 only when every
+ * check was up (one failure in 259,200 rounds to 100.000 otherwise, and would read "100%").
+ */
+export const uptimePercent = (up: number, total: number) =>
+  up >= total ? 100 : Math.min(roundPercent((up / total) * 100), 99.999);

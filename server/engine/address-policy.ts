@@ -107,3 +107,14 @@ export function addressRefusal(address: string, exceptions: AddressExceptions = 
   const range = nonPublicRange(address);
   return range === null ? null : `${range}, not a public address`;
 }
+
+/** The setting that lets the server check private, loopback and link-local targets. */
+export const PRIVATE_TARGETS_SETTING = "PORCHLIGHT_ALLOW_PRIVATE_TARGETS";
+
+/**
+ * Whether a check's error is the server refusing its target by its own address policy (http-check.ts names the
+ * setting): such a check is "not checked", never a failure of the site.
+ */
+export function refusedByPolicy(error: string | null | undefined): boolean {
+  return !!error && error.startsWith("refused:") && error.includes(PRIVATE_TARGETS_SETTING);
+}

@@ -13,8 +13,11 @@ export interface ConditionInput {
   certificate: { expiresAt: number; issuer: string } | null;
   /** The registration's expiry when known. */
   domain: { name: string; expiresAt: number } | null;
-  /** Checks in the chronic window, and how many of them were slow or failed. */
-  window: { checks: number; slowOrFailed: number };
+  /**
+   * Checks in the chronic window, and how many of them were slow or failed; `covered` false while the site has not
+   * yet been checked for the whole window (then chronic performance is not judged: a few minutes are not 24 hours).
+   */
+  window: { checks: number; slowOrFailed: number; covered?: boolean };
   /** The site's conditions as last stored, so that `since` moves only when a level changes. */
   previous: Condition[];
 }
@@ -63,7 +66,7 @@ export function judgeConditions(input: ConditionInput): Condition[] {
     );
   }
   const { checks, slowOrFailed } = input.window;
-  if (checks >= THRESHOLDS.chronic.minChecks) {
+  if (checks >= THRESHOLDS.chronic.minChecks && input.window.covered !== false) {
     const share = slowOrFailed / checks;
     const level: Level =
       share >= THRESHOLDS.chronic.criticalShare

@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import { performance } from "node:perf_hooks";
 import type { Clock } from "../clock.ts";
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from "../contract/session.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
+import { type CheckerRegistry, runCheck } from "./checkers/index.ts";
 import { DnsCache } from "./dns-cache.ts";
 import { DOMAIN_CACHE, DomainLookup } from "./domain.ts";
-import { type CheckPolicy, checkHttp } from "./http-check.ts";
+import type { CheckPolicy } from "./http-check.ts";
 import {
   claimDue,
   type DueCheck,
@@ -18,7 +20,6 @@ import {
   refillMaintenance,
   sweep,
 } from "./record.ts";
-import { detectWordPress } from "./wordpress.ts";
 
 export interface EngineOptions {
   store: Store;
@@ -40,6 +41,8 @@ export interface EngineOptions {
   flushMs?: number;
   /** No claim round finished for this long: health() says the engine is not claiming (default ENGINE_TIMERS). */
   stalledAfterMs?: number;
+  /** The checker of each kind (default CHECKERS). */
+  checkers?: CheckerRegistry;
 }
 
 /**
@@ -259,46 +262,23 @@ export class Engine {
 
   private async check(check: DueCheck, lagMs: number): Promise<void> {
     const at = this.now();
-    const result = await checkHttp(
-      {
-        url: check.url,
-        method: check.method,
-        headers: check.headers,
-        timeoutMs: check.timeoutMs,
-        successCodes: check.successCodes,
-        errorCodes: check.errorCodes,
-        region: this.o.region,
-      },
-      this.policy,
+    const started = performance.now();
+    const result = await runCheck(
+      check,
+      { policy: this.policy, region: this.o.region, now: () => this.now() },
+      this.o.checkers,
     );
-    const answered = result.statusCode !== null;
-    // Whole milliseconds, as stored everywhere (raw results, the site, the day's statistics).
-    const responseMs = answered ? Math.round(result.timings.totalMs) : null;
-    const cert = result.certificate;
     this.stats.checks++;
     if (this.checkListeners.size > 0) {
       const observation: CheckObservation = {
         region: this.o.region,
-        result: result.ok ? "up" : answered ? "down" : "error",
-        seconds: result.timings.totalMs / 1000,
+        result: result.ok ? "up" : result.responseMs !== null ? "down" : "error",
+        seconds: (performance.now() - started) / 1000,
         lagSeconds: lagMs / 1000,
       };
       for (const listener of this.checkListeners) listener(observation);
     }
-    this.buffer.push({
-      check,
-      at,
-      ok: result.ok,
-      slow: result.ok && responseMs !== null && responseMs > check.slowMs,
-      statusCode: result.statusCode,
-      responseMs,
-      error: result.error,
-      timings: { ...result.timings, redirects: result.redirects },
-      certificate: cert
-        ? { expiresAt: cert.validTo, issuer: cert.issuer, authorized: cert.authorized, error: cert.error }
-        : null,
-      wordpress: answered ? detectWordPress(result.headers, result.body) : null,
-    });
+    this.buffer.push({ check, at, ...result });
     if (this.buffer.length >= FLUSH_BATCH) void this.flush();
   }
 

@@ -90,6 +90,10 @@ export interface CheckResult {
 
 export const CHECK_DEFAULTS = { maxRedirects: 5, bodyCapBytes: 256 * 1024 } as const;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Whether a result is a redirect left unfollowed (past the caller's limit): an answer, but not the final one. */
+export const unfollowedRedirect = (result: Pick<CheckResult, "statusCode" | "headers">) =>
+  result.statusCode !== null && REDIRECTS.has(result.statusCode) && result.headers.location !== undefined;
 const userAgent = (region = "local") => `Porchlight/0.1 (site monitoring; region ${region})`;
 
 class CheckFailure extends Error {}
@@ -236,8 +240,12 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
       const location = hopResult.headers.location;
       if (REDIRECTS.has(hopResult.statusCode) && location) {
         const next = new URL(location, hop);
-        // The limit first: a caller that follows none (an alert's) never has an address named in an error.
-        if (redirects >= maxRedirects) throw new CheckFailure(`too many redirects (more than ${maxRedirects})`);
+        // The limit first: a caller that follows none (an alert's) never has an address named in an error. The
+        // redirect's own status is the answer's (a receiver's 302 is logged as 302).
+        if (redirects >= maxRedirects) {
+          const error = `too many redirects (more than ${maxRedirects})`;
+          return finish({ ok: false, error, statusCode: hopResult.statusCode, headers: hopResult.headers });
+        }
         if (seen.has(next.href)) throw new CheckFailure(`redirect loop at ${next.href}`);
         redirects++;
         // Scheme, host or port changed. Once left out they stay out, also if a later hop comes back: the other

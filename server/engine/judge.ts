@@ -1,8 +1,19 @@
 import type { AlertIntent } from "../alerts/events.ts";
+import { DEFAULT_ALERT_RULE } from "../contract/alerts.ts";
 import type { SiteState } from "../contract/site.ts";
+import { DEFAULT_INCIDENT_POLICY, IncidentPolicy } from "../contract/status-page.ts";
 import { groupBy } from "../group-by.ts";
-import type { AutomaticIncident, IncidentWrite, JudgedWrites, Showing, StatDelta } from "../store/checks.ts";
+import type { RuleSettings } from "../store/alerts.ts";
+import type {
+  AutomaticIncident,
+  IncidentWrite,
+  JudgedWrites,
+  Showing,
+  ShowingItem,
+  StatDelta,
+} from "../store/checks.ts";
 import type { SiteRow } from "../store/schema.ts";
+import { PRIVATE_TARGETS_SETTING, refusedByPolicy } from "./address-policy.ts";
 import { judgeConditions } from "./conditions.ts";
 import { heldAt, type Interval, nextBoundary, outside } from "./maintenance.ts";
 import type { Outcome } from "./outcome.ts";
@@ -26,11 +37,13 @@ export interface JudgeInput {
   /** What this batch's checks found, written meanwhile (none when sites are judged again by time alone). */
   outcomes: Outcome[];
   /** The chronic window of each site whose conditions are due (see conditionsDue); a missing one counts as empty. */
-  windows: Map<string, { checks: number; slowOrFailed: number }>;
+  windows: Map<string, { checks: number; slowOrFailed: number; firstAt?: string | null }>;
   /** The maintenance occurrences of each site that has some near now (see MAINTENANCE_REACH_MS). */
   maintenance: Map<string, Interval[]>;
-  /** Minutes between repeats of a still-down alert, for the sites whose rule repeats. */
-  repeats: Map<string, number>;
+  /** Each site's rule settings (repeats, confirmations, cool-down, flapping); a missing one is the defaults. */
+  rules?: Map<string, RuleSettings>;
+  /** Minutes between repeats of a still-down alert (without `rules`): for the sites whose rule repeats. */
+  repeats?: Map<string, number>;
 }
 
 /** How far around now judging reads maintenance occurrences: their effect on downtime and the next boundary. */
@@ -48,8 +61,17 @@ export interface IncidentIntent {
   reason?: string | null;
   /** The state the site moved to. */
   state?: SiteState;
-  /** Regions down and regions judged, when the site is checked from more than one. */
+  /** Regions down and regions judged, when the site is down in some of its regions only. */
   regions?: { down: number; of: number };
+  /** When the outage began (its incident's start for an item added meanwhile; its length when it ends). */
+  downSince?: string | null;
+  /**
+   * With "ensure": when the site was judged before this judgement. Only items added since get the incident, once:
+   * an owner who deletes it later has it stay deleted.
+   */
+  judgedBefore?: string | null;
+  /** The rule's cool-down: minutes after an automatic incident resolved within which it re-opens. */
+  cooldownMinutes?: number;
 }
 
 /**
@@ -98,14 +120,45 @@ function healthOf(site: SiteRow, recent: ResultSummary[], now: number): { health
   const intervalMs = site.check_interval * 1000;
   const timeoutMs = site.timeout * 1000;
   const regions: string[] = JSON.parse(site.regions);
-  const health = judgeHealth({ now, intervalMs, timeoutMs, slowMs: site.slow_threshold_ms, regions, results: recent });
   const freshFor = freshForMs(intervalMs, timeoutMs);
+  // A check the server refused by its own address policy, or could not run, says nothing of the site: "not checked".
+  // Once the latest fresh result of every region is such, the site is unknown with the reason; else they are left out.
+  const latest = regions
+    .map((region) => recent.filter((r) => r.region === region && now - r.at <= freshFor).sort((a, b) => b.at - a.at)[0])
+    .filter((r) => r !== undefined);
+  const refusal = latest.find((r) => notChecked(r.error));
+  const counted = recent.filter((r) => !notChecked(r.error));
+  const health: Health =
+    refusal && latest.every((r) => notChecked(r.error))
+      ? { state: "unknown", summary: notCheckedSummary(refusal.error as string), downIn: [] }
+      : judgeHealth({ now, intervalMs, timeoutMs, slowMs: site.slow_threshold_ms, regions, results: counted });
   let rejudgeAt: number | null = null;
   for (const region of regions) {
     const latest = Math.max(...recent.filter((r) => r.region === region).map((r) => r.at), -Infinity);
     if (latest + freshFor > now) rejudgeAt = Math.min(rejudgeAt ?? Infinity, latest + freshFor);
   }
   return { health, rejudgeAt };
+}
+
+/** The start of a checker's error for a check that could not run here (no ping on the machine, no first push yet). */
+export const NOT_CHECKED = "not checked:";
+
+/**
+ * Whether a check says nothing of the site: refused by the server's own address policy, or not runnable here
+ * ("not checked: ..."). Such a check is never downtime; when it is all a site has, the site is unknown.
+ */
+export function notChecked(error: string | null | undefined): boolean {
+  return refusedByPolicy(error) || (!!error && error.startsWith(NOT_CHECKED));
+}
+
+/**
+ * What a site whose checks the server refuses by its address policy says: not checked, why, and the setting.
+ * ("refused: shop.test is 127.0.0.1 (loopback, not a public address); checking … needs PORCHLIGHT_…=true")
+ */
+export function notCheckedSummary(error: string): string {
+  if (error.startsWith(NOT_CHECKED)) return `Not checked: ${error.slice(NOT_CHECKED.length).trim()}.`;
+  const why = /^refused: (.*?)(?:; checking .*)?$/.exec(error)?.[1] ?? error;
+  return `Not checked: ${why}. This server refuses private, loopback and link-local targets unless ${PRIVATE_TARGETS_SETTING}=true.`;
 }
 
 /** Adds a site's day's figures to the deltas, by site and UTC day. */
@@ -173,6 +226,18 @@ function checkedChanges(site: SiteRow, mine: Outcome[], now: number): Partial<Si
   return change;
 }
 
+/**
+ * The site's chronic window as judged: covered once its first recorded check is at least the window's length ago
+ * (within one check interval), so that the condition waits for the whole window.
+ */
+function chronicWindow(site: SiteRow, input: JudgeInput) {
+  const window = input.windows.get(site.id) ?? { checks: 0, slowOrFailed: 0, firstAt: null };
+  const windowStart = input.now - THRESHOLDS.chronic.windowHours * 3_600_000;
+  const firstAt = window.firstAt === undefined ? windowStart : window.firstAt ? Date.parse(window.firstAt) : null;
+  const covered = firstAt !== null && firstAt <= windowStart + site.check_interval * 1000;
+  return { checks: window.checks, slowOrFailed: window.slowOrFailed, covered };
+}
+
 /** The site's standing conditions from its certificate (as changed now), domain and chronic window. */
 function conditionsOf(site: SiteRow, change: Partial<SiteRow>, input: JudgeInput): string {
   const ssl = JSON.parse(change.ssl_info ?? site.ssl_info ?? "null") as { expiresAt: string; issuer: string } | null;
@@ -181,19 +246,50 @@ function conditionsOf(site: SiteRow, change: Partial<SiteRow>, input: JudgeInput
     now: input.now,
     certificate: ssl ? { expiresAt: Date.parse(ssl.expiresAt), issuer: ssl.issuer } : null,
     domain: domain?.expiresAt ? { name: domain.domain, expiresAt: Date.parse(domain.expiresAt) } : null,
-    window: input.windows.get(site.id) ?? { checks: 0, slowOrFailed: 0 },
+    window: chronicWindow(site, input),
     previous: JSON.parse(site.conditions),
   });
   return JSON.stringify(conditions);
 }
 
 /**
- * The rows of the judgement's incident moves (pure, like judge): the automatic incident of each status page showing
- * a site is opened when it turns unhealthy (or updated when one is still open), updated when it changes state while
- * open, resolved when it recovers. `showing` is what the pages show of the moving sites.
+ * The rows of the judgement's incident moves (pure, like judge), by each page's incident policy: the automatic
+ * incident of each status page showing a site opens as its outage begins (or, within the rule's cool-down after it
+ * resolved, re-opens with a "down again" update), is told when the site goes out of sight, and resolves as the
+ * outage ends; a page whose item was added while its site was already down gets the outage's incident on the site's
+ * next judgement ("ensure"). `showing` is what the pages show of the moving sites.
  */
 export function incidentWrites(moves: IncidentIntent[], showing: Showing, now: number): IncidentWrite[] {
-  return moves.flatMap((intent) => siteIncidentWrites(intent, showing, iso(now)));
+  return moves.flatMap((intent) => siteIncidentWrites(intent, showing, now));
+}
+
+/** A page's incident policy from its stored JSON; what does not parse is the defaults. */
+export function policyOf(json: string | undefined): IncidentPolicy {
+  try {
+    return IncidentPolicy.parse(JSON.parse(json ?? "{}"));
+  } catch {
+    return DEFAULT_INCIDENT_POLICY;
+  }
+}
+
+const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** An outage's length in plain words: "less than a minute", "4 minutes", "1 hour 5 minutes", "2 days 3 hours". */
+export function plainDuration(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  if (minutes < 1) return "less than a minute";
+  if (minutes < 60) return unit(minutes, "minute");
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${unit(hours, "hour")} ${unit(minutes % 60, "minute")}` : unit(hours, "hour");
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${unit(days, "day")} ${unit(hours % 24, "hour")}` : unit(days, "day");
+}
+
+/** A template's words with {service} and {duration} filled in. */
+export function fillTemplate(template: string, service: string, durationMs = 0): string {
+  // Functions, not strings: a label's "$&" or "$$" is text, not a replacement pattern.
+  const duration = plainDuration(durationMs);
+  return template.replaceAll("{service}", () => service).replaceAll("{duration}", () => duration);
 }
 
 /**
@@ -213,9 +309,17 @@ function plainReason(reason: string): string {
 }
 
 /**
- * What an automatic incident's update says to the visitors of a page, about the item as that page labels it: in
- * plain words, naming no product and no region (a site checked from several regions says in how many of them it
- * is down).
+ * What an automatic update says in the owner's words (incident_updates.detail, never shown to visitors): the
+ * failing check's error as the checker wrote it, and in how many regions.
+ */
+export function ownerDetail({ reason = null, regions }: IncidentIntent): string | null {
+  if (!reason) return null;
+  return regions ? `${reason} (down in ${regions.down} of ${regions.of} regions)` : reason;
+}
+
+/**
+ * The legacy words of an automatic update (before page templates): kept for the update when a site goes out of sight
+ * while down, which templates do not cover.
  */
 export function visitorMessage(label: string, { move, reason = null, regions, state }: IncidentIntent): string {
   if (move === "resolve" && state === "degraded") return `${label} is working again, though not fully yet.`;
@@ -225,49 +329,107 @@ export function visitorMessage(label: string, { move, reason = null, regions, st
   return `${label} is down${where}${reason ? `: ${plainReason(reason)}` : ""}.`;
 }
 
-function siteIncidentWrites(intent: IncidentIntent, showing: Showing, at: string) {
+function siteIncidentWrites(intent: IncidentIntent, showing: Showing, nowMs: number): IncidentWrite[] {
   const { siteId, move } = intent;
-  const open = showing.openIncidents.filter((i) => i.site_id === siteId);
+  const at = iso(nowMs);
+  const downSince = intent.downSince ? Date.parse(intent.downSince) : nowMs;
+  const mine = showing.incidents.filter((i) => i.site_id === siteId);
+  const open = mine.filter((i) => i.resolved_at === null);
   const items = showing.items.filter((i) => i.site_id === siteId);
-  /** The page's label for the site; once its item is hidden or gone, the one the incident was opened with. */
+  const pages = groupBy(items, (i) => i.page_id);
+  const policyFor = (pageId: number) => policyOf(items.find((i) => i.page_id === pageId)?.incident_policy);
+  /** The page's label for the site; once its items are hidden or gone, the incident's title. */
   const labelOf = (incident: AutomaticIncident) =>
     items.find((item) => item.page_id === incident.page_id)?.label ??
-    incident.title?.replace(/ is down$/, "") ??
+    incident.title?.replace(/ is (down|unavailable)$/, "") ??
     "The service";
+  const detail = ownerDetail(intent);
+  const impact = intent.regions ? "major" : "critical";
+  const itemStatus = intent.regions ? "partial_outage" : "major_outage";
   const writes: IncidentWrite[] = [];
+  const opening = (pageId: number, pageItems: ShowingItem[], startedAt: number): IncidentWrite => {
+    const policy = policyFor(pageId);
+    const label = (pageItems[0] as ShowingItem).label;
+    const publishAt = policy.publish === "after" ? startedAt + policy.afterMinutes * 60_000 : null;
+    const publishedAt = policy.publish === "immediately" || (publishAt !== null && publishAt <= nowMs) ? at : null;
+    return {
+      kind: "open",
+      incident: {
+        page_id: pageId,
+        title: fillTemplate(policy.template.title, label).slice(0, 200),
+        status: "investigating",
+        started_at: iso(startedAt),
+        resolved_at: null,
+        created_at: at,
+        updated_at: at,
+        site_id: siteId,
+        source: "automatic",
+        impact,
+        published_at: publishedAt,
+        publish_at: publishAt === null ? null : iso(publishAt),
+      },
+      message: fillTemplate(policy.template.down, label),
+      detail,
+      at,
+      items: pageItems.map((i) => ({ item_id: i.id, status: itemStatus })),
+    };
+  };
   if (move === "open") {
-    for (const item of items) {
-      const message = visitorMessage(item.label, intent);
-      const existing = open.find((i) => i.page_id === item.page_id);
+    for (const [pageId, pageItems] of pages) {
+      const policy = policyFor(pageId);
+      const label = (pageItems[0] as ShowingItem).label;
+      const existing = open.find((i) => i.page_id === pageId);
       if (existing) {
+        const message = fillTemplate(policy.template.down, label);
+        writes.push({ kind: "append", pageId, incidentId: existing.id, status: existing.status, message, detail, at });
+        continue;
+      }
+      // The cool-down: the page's latest automatic incident of this site, resolved within it, re-opens.
+      const cooldownMs = (intent.cooldownMinutes ?? 0) * 60_000;
+      const latest = mine
+        .filter((i) => i.page_id === pageId && i.resolved_at !== null)
+        .sort((a, b) => (b.resolved_at as string).localeCompare(a.resolved_at as string))[0];
+      if (cooldownMs > 0 && latest && nowMs - Date.parse(latest.resolved_at as string) <= cooldownMs) {
+        const message = fillTemplate(policy.template.downAgain, label);
+        // Still waiting for the page's delay: its publication time moves on by the time the site was up, so it is
+        // published once its outages add up to the delay (a site flapping for long is; two short blips are not).
+        const waiting = latest.publish_at ? Date.parse(latest.publish_at) : null;
+        const publishAt =
+          waiting === null ? undefined : iso(waiting + (nowMs - Date.parse(latest.resolved_at as string)));
         writes.push({
           kind: "append",
-          pageId: item.page_id,
-          incidentId: existing.id,
-          status: existing.status,
-          message,
-          at,
-        });
-      } else {
-        const incident = {
-          page_id: item.page_id,
-          title: `${item.label} is down`,
+          pageId,
+          incidentId: latest.id,
           status: "investigating",
-          started_at: at,
-          resolved_at: null,
-          created_at: at,
-          updated_at: at,
-          site_id: siteId,
-          source: "automatic",
-        };
-        writes.push({ kind: "open", incident, message });
+          message,
+          detail,
+          at,
+          ...(publishAt === undefined ? {} : { publishAt }),
+        });
+        continue;
       }
+      writes.push(opening(pageId, pageItems, nowMs));
+    }
+  } else if (move === "ensure") {
+    // Items added while the site was down: their page gets the outage's incident, begun when the outage did.
+    for (const [pageId, pageItems] of pages) {
+      const since = intent.judgedBefore ?? iso(downSince);
+      if (!pageItems.some((i) => i.created_at >= iso(downSince) && i.created_at >= since)) continue;
+      const known = mine.some(
+        (i) => i.page_id === pageId && (i.resolved_at === null || i.started_at >= iso(downSince)),
+      );
+      if (!known) writes.push(opening(pageId, pageItems, downSince));
     }
   } else {
     for (const incident of open) {
+      const label = labelOf(incident);
       const status = move === "resolve" ? "resolved" : incident.status;
-      const message = visitorMessage(labelOf(incident), intent);
-      writes.push({ kind: "append", pageId: incident.page_id, incidentId: incident.id, status, message, at });
+      const message =
+        move === "resolve"
+          ? fillTemplate(policyFor(incident.page_id).template.recovered, label, nowMs - downSince)
+          : visitorMessage(label, intent);
+      const pageId = incident.page_id;
+      writes.push({ kind: "append", pageId, incidentId: incident.id, status, message, detail: null, at });
     }
   }
   return writes;
@@ -318,51 +480,156 @@ function expiryMoves(
   return { alerts, reminded: Object.keys(after).length > 0 ? JSON.stringify(after) : site.reminded };
 }
 
-/**
- * The move of a site that alerts its owner, if any: down as it turns unhealthy (a first verdict included: the quorum of
- * its regions decided it, as for the state); still down, when the rule repeats, each repeat interval after the last
- * down alert while it stays unhealthy; recovered as a site whose outage was alerted is healthy or degraded again and
- * its return is confirmed (Health.back: also across a spell of unknown, the outage counted from when it began);
- * degraded as a healthy (or not yet judged) site turns degraded outside an outage. A pause or a verdict of unknown
- * alerts nothing.
- */
-function alertMove(site: SiteRow, health: Health, now: number, repeatMinutes: number | undefined): AlertIntent | null {
-  const from = site.state;
-  const to = health.state;
-  // down_since marks an outage that was alerted: it lasts through unknown (a pause, stale results, a restart), so an
-  // outage seen again after one is not a second one, and a recovery after one is still told.
-  const alerted = site.down_since !== null;
-  if (to === "unhealthy" && !alerted) {
-    return { siteId: site.id, type: "site.down", reason: health.reason ?? health.summary, downSince: iso(now) };
-  }
-  const lastTold = Date.parse(site.alerted_at ?? site.down_since ?? "");
-  if (to === "unhealthy" && repeatMinutes && now - lastTold >= repeatMinutes * 60_000) {
-    const reason = health.reason ?? health.summary;
-    return { siteId: site.id, type: "site.still_down", reason, downSince: site.down_since };
-  }
-  if (alerted && (to === "healthy" || to === "degraded") && health.back) {
-    return { siteId: site.id, type: "site.recovered", reason: null, downSince: site.down_since };
-  }
-  if (!alerted && (from === "healthy" || from === "unknown") && to === "degraded") {
-    return { siteId: site.id, type: "site.degraded", reason: health.summary, downSince: null };
-  }
-  return null;
+/** What happens to a site's automatic incidents (see siteIncidentWrites). */
+export type IncidentMove = "open" | "resolve" | "update" | "ensure" | null;
+
+/** A site's flapping as the engine follows it (sites.flap, JSON). */
+export interface Flap {
+  /** When its recent outages began (within the rule's window), oldest first. */
+  starts: string[];
+  /** When it last changed between up and down. */
+  changedAt: string;
+  /** Since when it flaps (the first outage of the window that made it flap), and its outages since; else absent. */
+  flapping?: { since: string; outages: number };
 }
 
-/** What happens to a site's automatic incidents (see outageMove). */
-export type IncidentMove = "open" | "resolve" | "update" | null;
+/** The rule settings of a site without a stored rule (contract defaults). */
+const DEFAULT_SETTINGS: RuleSettings = {
+  repeatMinutes: DEFAULT_ALERT_RULE.repeatMinutes,
+  confirmations: DEFAULT_ALERT_RULE.confirmations,
+  cooldownMinutes: DEFAULT_ALERT_RULE.cooldownMinutes,
+  flapping: DEFAULT_ALERT_RULE.flapping,
+};
+
+/** The most failed checks in a row in any region where the site is down (recent results, newest first per region). */
+function failedInARow(health: Health, recent: ResultSummary[]): number {
+  let most = 0;
+  for (const region of health.downIn) {
+    const mine = recent.filter((r) => r.region === region).sort((a, b) => b.at - a.at);
+    const streak = mine.findIndex((r) => r.ok);
+    most = Math.max(most, streak === -1 ? mine.length : streak);
+  }
+  return most;
+}
 
 /**
- * What an outage does to the pages' automatic incidents, as it does to alerts: one opens as an outage begins (the
- * down alert's move: outside maintenance, or as a window ends on a site still down), is told when the site goes out
- * of sight while down, and resolves as the outage ends (the recovery's move: a confirmed return). A site that flaps,
- * or comes back from unknown still failing, keeps its one incident.
+ * A site's outage and what it tells its owner (outside maintenance), by its rule:
+ * - an outage begins as the site turns unhealthy (a first verdict included: the quorum of its regions decided it):
+ *   down_since is set and its automatic incidents open (or re-open within the cool-down);
+ * - site.down is sent once the rule's confirmations (failed checks in a row) are reached, at once or on a later
+ *   judgement; alerted_at marks that it was sent, and repeats (site.still_down) count from it;
+ * - the outage ends as a site that was down is healthy or degraded again and its return is confirmed (Health.back:
+ *   also across a spell of unknown); site.recovered only when site.down was sent;
+ * - flapping: at the rule's outages-th outage within its window, one site.flapping, then no down, recovered or
+ *   still-down alerts until the site has held one state for quietMinutes, then one site.flapping_ended (which, when
+ *   the site is down, counts as its down alert: its recovery is told);
+ * - site.degraded as a healthy (or not yet judged) site turns degraded outside an outage and outside flapping.
+ * A pause or a verdict of unknown alerts nothing.
  */
-function outageMove(site: SiteRow, health: Health, alert: AlertIntent | null, inMaintenance: boolean): IncidentMove {
-  if (alert?.type === "site.down") return "open";
-  if (alert?.type === "site.recovered") return "resolve";
-  const lostSight = health.state === "unknown" && site.state !== "unknown";
-  return site.down_since !== null && lostSight && !inMaintenance ? "update" : null;
+function outageOf(
+  site: SiteRow,
+  health: Health,
+  now: number,
+  rule: RuleSettings,
+  recent: ResultSummary[],
+): { alerts: AlertIntent[]; change: Partial<SiteRow>; move: IncidentMove } {
+  const at = iso(now);
+  const to = health.state;
+  const alerts: AlertIntent[] = [];
+  const change: Partial<SiteRow> = {};
+  const reason = health.reason ?? health.summary;
+  let flap: Flap | null = site.flap ? (JSON.parse(site.flap) as Flap) : null;
+  let move: IncidentMove = null;
+  let downSince = site.down_since;
+  let alertedAt = site.alerted_at;
+  const begins = to === "unhealthy" && downSince === null;
+  const ends = downSince !== null && (to === "healthy" || to === "degraded") && health.back === true;
+  const windowFrom = rule.flapping ? iso(now - rule.flapping.windowMinutes * 60_000) : at;
+  // Only the window's outages are kept, flapping or not (a flapping site counts its outages in flapping.outages), so
+  // a site that flaps for weeks keeps a short list.
+  if (flap) flap.starts = flap.starts.filter((t) => t >= windowFrom);
+  if (begins) {
+    downSince = at;
+    move = "open";
+    if (rule.flapping) {
+      flap = {
+        starts: [...(flap?.starts ?? []), at],
+        changedAt: at,
+        ...(flap?.flapping ? { flapping: flap.flapping } : {}),
+      };
+      if (flap.flapping) {
+        flap.flapping.outages++;
+      } else if (flap.starts.length >= rule.flapping.outages) {
+        flap.flapping = { since: flap.starts[0] as string, outages: flap.starts.length };
+        alerts.push({
+          siteId: site.id,
+          type: "site.flapping",
+          reason,
+          downSince: at,
+          flapping: {
+            ...flap.flapping,
+            state: "down",
+            spanSeconds: Math.round((now - Date.parse(flap.flapping.since)) / 1000),
+          },
+        });
+      }
+    }
+  } else if (ends) {
+    move = "resolve";
+    if (alertedAt !== null && !flap?.flapping) {
+      alerts.push({ siteId: site.id, type: "site.recovered", reason: null, downSince });
+    }
+    downSince = null;
+    alertedAt = null;
+    if (flap) flap.changedAt = at;
+  }
+  const flapping = flap?.flapping !== undefined;
+  if (to === "unhealthy" && downSince !== null && !flapping) {
+    if (alertedAt === null) {
+      if (failedInARow(health, recent) >= rule.confirmations) {
+        alerts.push({ siteId: site.id, type: "site.down", reason, downSince });
+        alertedAt = at;
+      }
+    } else if (rule.repeatMinutes && now - Date.parse(alertedAt) >= rule.repeatMinutes * 60_000) {
+      alerts.push({ siteId: site.id, type: "site.still_down", reason, downSince });
+      alertedAt = at;
+    }
+  }
+  if (!flapping && downSince === null && (site.state === "healthy" || site.state === "unknown") && to === "degraded") {
+    alerts.push({ siteId: site.id, type: "site.degraded", reason: health.summary, downSince: null });
+  }
+  // Flapping ends once the site has held one state for the quiet time (judged as it is checked).
+  if (flap?.flapping && !begins && !ends) {
+    const quietMs = (rule.flapping?.quietMinutes ?? 0) * 60_000;
+    if (now - Date.parse(flap.changedAt) >= quietMs) {
+      const down = downSince !== null;
+      alerts.push({
+        siteId: site.id,
+        type: "site.flapping_ended",
+        reason: down ? reason : null,
+        downSince,
+        flapping: {
+          ...flap.flapping,
+          state: down ? "down" : "up",
+          spanSeconds: Math.round((Date.parse(flap.changedAt) - Date.parse(flap.flapping.since)) / 1000),
+        },
+      });
+      // Ending down tells the owner it is down: its recovery will be told.
+      if (down) alertedAt = at;
+      flap = null;
+    }
+  }
+  if (flap && !flap.flapping && flap.starts.length === 0) flap = null;
+  if (downSince !== site.down_since) change.down_since = downSince;
+  if (alertedAt !== site.alerted_at) change.alerted_at = alertedAt;
+  const flapJson = flap ? JSON.stringify(flap) : null;
+  if (flapJson !== (site.flap ?? null)) change.flap = flapJson;
+  if (!move) {
+    const lostSight = to === "unknown" && site.state !== "unknown";
+    if (site.down_since !== null && lostSight) move = "update";
+    else if (to === "unhealthy" && downSince !== null) move = "ensure";
+  }
+  return { alerts, change, move };
 }
 
 const CHRONIC_RANK = { ok: 0, warning: 1, critical: 2 } as const;
@@ -399,7 +666,8 @@ export function judge(input: JudgeInput): Judgement {
     const inMaintenance = heldAt(held, now);
     addDowntime(stats, site, now, held);
     for (const o of mine) {
-      if (heldAt(held, o.at)) continue;
+      // Neither maintenance nor a check the server refused (not checked) counts.
+      if (heldAt(held, o.at) || notChecked(o.error)) continue;
       addStat(stats, site.id, dayOf(o.at), {
         checks_total: 1,
         checks_up: o.ok ? 1 : 0,
@@ -429,21 +697,23 @@ export function judge(input: JudgeInput): Judgement {
       const chronic = quiet ? null : chronicMove(site, change.conditions);
       if (chronic) judgement.alerts.push(chronic);
     }
-    const alert = inMaintenance ? null : alertMove(site, health, now, input.repeats.get(site.id));
-    if (alert) {
-      judgement.alerts.push(alert);
-      if (alert.type === "site.down") change.down_since = iso(now);
-      if (alert.type === "site.down" || alert.type === "site.still_down") change.alerted_at = iso(now);
-      if (alert.type === "site.recovered") {
-        change.down_since = null;
-        change.alerted_at = null;
-      }
-    }
+    // Maintenance: no outage begins or ends, nothing is alerted, no incident moves.
+    const rule = input.rules?.get(site.id) ?? {
+      ...DEFAULT_SETTINGS,
+      repeatMinutes: input.repeats?.get(site.id) ?? null,
+    };
+    const outage = inMaintenance
+      ? { alerts: [], change: {}, move: null }
+      : outageOf(site, health, now, rule, input.recent.get(site.id) ?? []);
+    judgement.alerts.push(...outage.alerts);
+    Object.assign(change, outage.change);
     const wasInMaintenance = site.in_maintenance === 1;
     if (inMaintenance !== wasInMaintenance) change.in_maintenance = inMaintenance ? 1 : 0;
     judgement.sites.push({ id: site.id, change });
-    const move = outageMove(site, health, alert, inMaintenance);
-    if (health.state !== site.state || inMaintenance !== wasInMaintenance || move) judgement.pagesChanged = true;
+    const { move } = outage;
+    if (health.state !== site.state || inMaintenance !== wasInMaintenance || (move && move !== "ensure")) {
+      judgement.pagesChanged = true;
+    }
     if (move) {
       const { downIn, judged = 0, reason = null } = health;
       judgement.moves.push({
@@ -452,6 +722,9 @@ export function judge(input: JudgeInput): Judgement {
         summary: health.summary,
         reason,
         state: health.state,
+        downSince: move === "resolve" ? site.down_since : (change.down_since ?? site.down_since),
+        ...(move === "ensure" ? { judgedBefore: site.judged_at } : {}),
+        cooldownMinutes: rule.cooldownMinutes,
         // Only when some regions still reach it: down in all is down.
         ...(judged > 1 && downIn.length < judged ? { regions: { down: downIn.length, of: judged } } : {}),
       });

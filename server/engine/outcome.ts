@@ -1,4 +1,19 @@
+import type { DnsSettings, HttpAssertions } from "../contract/monitor.ts";
 import type { ResultSummary } from "./verdict.ts";
+
+/** A push site's heartbeat as last stored (push calls are coalesced: see server/api/push.ts). */
+export interface PushHeartbeat {
+  graceSeconds: number;
+  /** The last call (ms since the epoch); null before the first. */
+  lastCallAt: number | null;
+  lastStatus: "up" | "down" | null;
+  /** The job's own words with its last call (?msg=), if any. */
+  lastMessage: string | null;
+  /** The job's own duration with its last call (?ms=), if any. */
+  lastMs: number | null;
+  /** Since when silence counts: the site's creation or its token's last rotation (ms since the epoch). */
+  since: number;
+}
 
 /** A check the engine has claimed: the site's settings and its region's recent results. */
 export interface DueCheck {
@@ -13,7 +28,13 @@ export interface DueCheck {
   successCodes: number[];
   errorCodes: number[];
   slowMs: number;
-  /** The region's latest results, newest first (at most confirmFailures). */
+  /** http(s) sites: what the answer must hold beyond its status code. */
+  assertions: HttpAssertions;
+  /** dns sites: the question and the expected answer. */
+  dns: DnsSettings;
+  /** push sites: the last heartbeat; null for other kinds. */
+  push: PushHeartbeat | null;
+  /** The region's latest results, newest first (at most 20: enough for a rule's largest confirmation threshold). */
   recent: ResultSummary[];
   /** When the domain was last looked up (ISO), null if never. */
   domainCheckedAt: string | null;

@@ -1,5 +1,14 @@
 import type { Kysely } from "kysely";
 import { alertWrites } from "../alerts/events.ts";
+import {
+  DNS_DEFAULTS,
+  type DnsSettings,
+  type HttpAssertions,
+  NO_ASSERTIONS,
+  PUSH_DEFAULTS,
+  type PushSettings,
+  protocolOf,
+} from "../contract/monitor.ts";
 import { groupBy } from "../group-by.ts";
 import type { ClaimedRow, FinishedCheck } from "../store/checks.ts";
 import { newId } from "../store/connection.ts";
@@ -56,9 +65,30 @@ function dueCheck(r: ClaimedRow, owner: string): DueCheck {
     successCodes: JSON.parse(r.success_codes),
     errorCodes: JSON.parse(r.error_codes),
     slowMs: r.slow_threshold_ms,
+    ...siteSettings(r),
     recent: JSON.parse(r.recent),
     domainCheckedAt: r.domain_checked_at,
     owner,
+  };
+}
+
+/** A claimed site's settings of its kind, the defaults filled in ('{}' is an http(s) site without assertions). */
+function siteSettings(r: ClaimedRow): Pick<DueCheck, "assertions" | "dns" | "push"> {
+  const stored = JSON.parse(r.settings) as { assertions?: HttpAssertions; dns?: DnsSettings; push?: PushSettings };
+  const isPush = protocolOf(r.url) === "push";
+  return {
+    assertions: { ...NO_ASSERTIONS, ...stored.assertions },
+    dns: { ...DNS_DEFAULTS, ...stored.dns },
+    push: isPush
+      ? {
+          graceSeconds: stored.push?.graceSeconds ?? PUSH_DEFAULTS.graceSeconds,
+          lastCallAt: r.push_last_at === null ? null : Date.parse(r.push_last_at),
+          lastStatus: r.push_last_status === "down" ? "down" : r.push_last_status === "up" ? "up" : null,
+          lastMessage: r.push_last_message,
+          lastMs: r.push_last_ms,
+          since: Date.parse(r.push_since ?? r.created_at),
+        }
+      : null,
   };
 }
 
@@ -82,6 +112,8 @@ function finished(o: Outcome, now: number): FinishedCheck & { outcome: Outcome }
     responseMs: o.responseMs,
     error: o.error,
   };
+  const lost = o.timings.lossPercent;
+  if (o.ok && typeof lost === "number" && lost > 0) summary.lossPercent = lost;
   return {
     outcome: o,
     siteId: o.check.siteId,
@@ -89,7 +121,8 @@ function finished(o: Outcome, now: number): FinishedCheck & { outcome: Outcome }
     owner: o.check.owner,
     dueAt: iso(o.check.dueAt),
     nextAt: iso(nextDue(o.check, now)),
-    recent: JSON.stringify([summary, ...o.check.recent].slice(0, THRESHOLDS.confirmFailures)),
+    // Enough for the largest confirmation threshold a rule may set (AlertRule.confirmations).
+    recent: JSON.stringify([summary, ...o.check.recent].slice(0, Math.max(THRESHOLDS.confirmFailures, 20))),
     result: {
       site_id: o.check.siteId,
       region: o.check.region,
@@ -139,14 +172,16 @@ export async function recordDomain(store: Store, siteId: string, info: DomainInf
 
 /** Judges again the sites whose verdict can change with time alone (results going stale, a pause, a domain). */
 export async function sweep(store: Store, now: number, limit = 500): Promise<RecordSummary> {
+  // Automatic incidents whose page publishes them after a delay: by time alone, whatever else changes.
+  const published = await store.checks.publishDue(iso(now));
   const due = await store.checks.dueForJudging(iso(now), limit);
-  if (due.length === 0) return NOTHING;
+  if (due.length === 0) return published > 0 ? { sites: [], pagesChanged: true, rows: published } : NOTHING;
   return store.transaction(async (trx) => {
     const sites = await store.checks.lockSites(trx, due);
     // Another engine may have judged them meanwhile.
     for (const [id, site] of sites) if (site.rejudge_at === null || site.rejudge_at > iso(now)) sites.delete(id);
     const judged = await judgeSites(store, trx, sites, [], now);
-    return { sites: [...sites.keys()], ...judged };
+    return { sites: [...sites.keys()], ...judged, pagesChanged: judged.pagesChanged || published > 0 };
   });
 }
 
@@ -204,19 +239,18 @@ async function judgeSites(
     (r) => r.siteId,
   );
   const ids = [...sites.keys()];
-  const [maintenance, repeats] = await Promise.all([
+  const [maintenance, rules] = await Promise.all([
     store.maintenance.occurrencesOf(trx, ids, iso(now - MAINTENANCE_REACH_MS), iso(now + MAINTENANCE_REACH_MS)),
-    store.alerts.repeats(
-      trx,
-      rows.filter((s) => s.down_since !== null).map((s) => s.id),
-    ),
+    store.alerts.settings(trx, ids),
   ]);
-  const judgement = judge({ now, sites: rows, recent, outcomes, windows: data.windows, maintenance, repeats });
+  const judgement = judge({ now, sites: rows, recent, outcomes, windows: data.windows, maintenance, rules });
   const showing = await store.checks.showing(
     trx,
     judgement.moves.map((m) => m.siteId),
+    iso(now),
   );
   const incidents = incidentWrites(judgement.moves, showing, now);
+  if (incidents.length > 0) judgement.pagesChanged = true;
   // The alerts, by each site's rule, in the same transaction as the state they tell of.
   const routes = await store.alerts.routes(
     trx,

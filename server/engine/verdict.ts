@@ -13,6 +13,8 @@ export interface ResultSummary {
   ok: boolean;
   responseMs: number | null;
   error: string | null;
+  /** A ping check answered only in part: the share of echo requests lost (omitted when none was). */
+  lossPercent?: number;
 }
 
 export interface HealthInput {
@@ -56,8 +58,8 @@ const list = (regions: string[]) => regions.join(", ");
 /**
  * The engine's verdict on a site from its recent results (pure). Per region, the latest fresh results decide:
  * down when the last confirmFailures all failed, suspect when only the latest failed, slow when the latest
- * succeeded above slowMs. Then: unhealthy when a majority of the regions with fresh results are down; degraded
- * when some are down, suspect or slow; healthy otherwise; unknown when no region has a fresh result.
+ * succeeded above slowMs, lossy when the latest ping check lost some of its pings. Then: unhealthy when a majority of the regions with fresh results are down; degraded
+ * when some are down, suspect, lossy or slow; healthy otherwise; unknown when no region has a fresh result.
  */
 export function judgeHealth(input: HealthInput): Health {
   const freshFor = freshForMs(input.intervalMs, input.timeoutMs);
@@ -69,6 +71,8 @@ export function judgeHealth(input: HealthInput): Health {
   const down: string[] = [];
   const suspect: string[] = [];
   const slow: string[] = [];
+  const lossy: string[] = [];
+  let mostLost = 0;
   let answering = 0;
   let latestError: string | null = null;
   let fastest = Number.POSITIVE_INFINITY;
@@ -82,10 +86,16 @@ export function judgeHealth(input: HealthInput): Health {
       latestError ??= latest.error;
       if (streak.length === THRESHOLDS.confirmFailures && streak.every((r) => !r.ok)) down.push(region);
       else suspect.push(region);
-    } else if (latest.responseMs !== null) {
-      fastest = Math.min(fastest, latest.responseMs);
-      slowest = Math.max(slowest, latest.responseMs);
-      if (latest.responseMs > input.slowMs) slow.push(region);
+    } else {
+      if (latest.lossPercent) {
+        lossy.push(region);
+        mostLost = Math.max(mostLost, latest.lossPercent);
+      }
+      if (latest.responseMs !== null) {
+        fastest = Math.min(fastest, latest.responseMs);
+        slowest = Math.max(slowest, latest.responseMs);
+        if (latest.responseMs > input.slowMs) slow.push(region);
+      }
     }
   }
   const judged = byRegion.size;
@@ -117,6 +127,14 @@ export function judgeHealth(input: HealthInput): Health {
       back,
     };
   }
+  if (lossy.length > 0) {
+    return {
+      state: "degraded",
+      summary: `Packet loss in ${list(lossy)}: ${Math.round(mostLost)}% of pings unanswered.`,
+      downIn: [],
+      back,
+    };
+  }
   if (slow.length > 0) {
     return {
       state: "degraded",
@@ -127,7 +145,10 @@ export function judgeHealth(input: HealthInput): Health {
   }
   return {
     state: "healthy",
-    summary: `Up: ${ms(fastest)} in ${list([...byRegion.keys()].sort())}.`,
+    // A check without a time (a push call that sent none) says only where it is up.
+    summary: Number.isFinite(fastest)
+      ? `Up: ${ms(fastest)} in ${list([...byRegion.keys()].sort())}.`
+      : `Up in ${list([...byRegion.keys()].sort())}.`,
     downIn: [],
     back,
   };

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import ipaddr from "ipaddr.js";
 import { header } from "./headers.ts";
 
-type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+export type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 function parse(value: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | null {
   if (!value) return null;

@@ -1,4 +1,4 @@
-import type { ErrorEnvelope, ErrorKind } from "../contract/common.ts";
+import type { ErrorEnvelope, ErrorKind, ErrorPage } from "../contract/common.ts";
 
 export interface FieldDetail {
   field: string;
@@ -13,6 +13,8 @@ export class ApiError extends Error {
     message: string,
     readonly details?: FieldDetail[],
     readonly headers?: Record<string, string>,
+    /** A password page's refusal: what its prompt shows (ErrorPage); never a private page's. */
+    readonly page?: ErrorPage,
   ) {
     super(message);
   }
@@ -49,5 +51,6 @@ export function errorBody(error: ApiError): ErrorEnvelope {
     code: error.status,
     error: error.kind,
     ...(error.details ? { details: error.details } : {}),
+    ...(error.page ? { page: error.page } : {}),
   };
 }

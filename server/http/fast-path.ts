@@ -7,7 +7,7 @@ import { parseStatDays } from "../contract/site.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { negotiateEncoding } from "../views/compression.ts";
-import { PUBLIC_CORS } from "../views/headers.ts";
+import { keptEtag, PUBLIC_CORS, pollHeaders } from "../views/headers.ts";
 import type { PageViews } from "../views/page-views.ts";
 import type { ReadModel } from "../views/read-model.ts";
 import { type SiteRecord, siteAnswer, siteRecordKey } from "../views/site-detail.ts";
@@ -126,22 +126,29 @@ export function siteDetailFastPath(deps: {
           observe(SITE_DETAIL_ROUTE, "GET", 429, (performance.now() - started) / 1000);
           return;
         }
-        res.writeHead(200, [
-          "content-type",
-          JSON_TYPE,
-          "content-length",
-          String(json.byteLength),
-          "x-content-type-options",
-          "nosniff",
-          "x-request-id",
-          requestId,
-          ...headers,
-        ]);
-        res.end(json);
-        counts.add("site detail", 200);
+        // The app's ETag and 304 (see the ETag branch in app.ts), so a poll costs the same on either path.
+        const etag = keptEtag(json);
+        const common = ["x-content-type-options", "nosniff", "x-request-id", requestId, ...headers];
+        const poll = Object.entries(pollHeaders(etag)).flat();
+        const status = matchesEtag(req.headers["if-none-match"], etag) ? 304 : 200;
+        if (status === 304) {
+          res.writeHead(304, [...poll, ...common]);
+          res.end();
+        } else {
+          res.writeHead(200, [
+            "content-type",
+            JSON_TYPE,
+            "content-length",
+            String(json.byteLength),
+            ...poll,
+            ...common,
+          ]);
+          res.end(json);
+        }
+        counts.add("site detail", status);
         const ms = Math.round((performance.now() - started) * 10) / 10;
-        logRequest(logger, { requestId, method: "GET", path, status: 200, ms }, "debug");
-        observe(SITE_DETAIL_ROUTE, "GET", 200, ms / 1000);
+        logRequest(logger, { requestId, method: "GET", path, status, ms }, "debug");
+        observe(SITE_DETAIL_ROUTE, "GET", status, ms / 1000);
       },
       (err) => {
         logger.error({ err, requestId }, "rate limiter failed");

@@ -24,15 +24,35 @@ export function requestIdFrom(incoming: string | undefined): string {
 }
 
 /**
- * The one request log line: never headers, bodies or query strings, which may carry secrets. Reads answered
- * from memory log at debug (see FastPathCounts); every other request at info.
+ * The level of a request's log line. A read that succeeded (GET, HEAD or a CORS preflight answered 2xx or 304) is
+ * debug: the dashboard polls every few seconds and a hosted page is read by every visitor, and a line each drowned
+ * everything else at info. A write, a redirect, a refusal (4xx) and a failure (5xx) stay at info: they are what an
+ * owner looks for in the log (a failure's cause is logged at error by the app's error handler).
+ */
+export function requestLevel(method: string, status: number): "info" | "debug" {
+  const read = method === "GET" || method === "HEAD" || method === "OPTIONS";
+  return read && ((status >= 200 && status < 300) || status === 304) ? "debug" : "info";
+}
+
+/**
+ * The one request log line: never headers, bodies or query strings, which may carry secrets. Its level is
+ * requestLevel's unless given (reads answered from memory, see FastPathCounts, always log at debug).
  */
 export function logRequest(
   logger: Logger,
   line: { requestId: string; method: string; path: string; status: number; ms: number },
-  level: "info" | "debug" = "info",
+  level: "info" | "debug" = requestLevel(line.method, line.status),
 ): void {
-  logger[level](line, "request");
+  logger[level]({ ...line, path: loggablePath(line.path) }, "request");
+}
+
+/** Paths whose rest is a secret (a push site's token): logged up to the secret, which reads `***`. */
+const SECRET_PATH_PREFIXES = ["/public/v1/push/"];
+
+/** A request path as a log line may show it. */
+export function loggablePath(path: string): string {
+  const prefix = SECRET_PATH_PREFIXES.find((p) => path.startsWith(p));
+  return prefix ? `${prefix}***` : path;
 }
 
 /**

@@ -79,6 +79,17 @@ export const HEADERS = {
       'A validator of the answer\'s body. Strong ("…") where the bytes themselves are compared; weak (W/"…") on the status-page reads, where it changes only when something a visitor sees changes, not when a check moves only check times. Send it back in If-None-Match: while it matches, the answer is 304 without a body.',
     schema: { type: "string", example: '"Vq3nJ0t2y8GxkQ1c5mZ7aP4sW9e"' },
   },
+  PollCacheControl: {
+    header: "Cache-Control",
+    description:
+      "`private, no-cache`: a member's answer, kept only by that member's browser, revalidated (If-None-Match) before each use.",
+    schema: { type: "string", const: "private, no-cache" },
+  },
+  PollVary: {
+    header: "Vary",
+    description: "Authorization, Cookie: the answer depends on who asks.",
+    schema: { type: "string", const: "Authorization, Cookie" },
+  },
   StatusPageCacheControl: {
     header: "Cache-Control",
     description:

@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import { passwordFingerprint, sameFingerprint, verifyPassword } from "../accounts/secrets.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
+import type { ErrorPage } from "../contract/common.ts";
+import type { PublicStatusPage } from "../contract/status-page.ts";
 import type { Store } from "../store/store.ts";
 import type { PageView } from "../views/page-views.ts";
 import { principalFrom } from "./auth.ts";
@@ -59,16 +61,32 @@ export interface PageAccessDeps {
   passwordChecks?: PasswordCheckDeps;
 }
 
-const passwordRequired = () =>
+/**
+ * What a password page's prompt shows (its name, logo and accent, as its hosted prompt does), read once per view
+ * from the view's serialized page. Only a password page's 401 carries it: a private page's name is for members.
+ */
+const prompts = new WeakMap<PageView, ErrorPage>();
+function promptPage(view: PageView): ErrorPage {
+  let page = prompts.get(view);
+  if (!page) {
+    const { name, logo, theme } = JSON.parse(new TextDecoder().decode(view.page.bytes)) as PublicStatusPage;
+    page = { name, logo, accentColor: theme.accentColor };
+    prompts.set(view, page);
+  }
+  return page;
+}
+
+const passwordRequired = (view: PageView) =>
   new ApiError(
     401,
     "password_required",
     "This status page is password-protected: send its password in the X-Status-Page-Password header",
     undefined,
     PROTECTED_HEADERS,
+    promptPage(view),
   );
-const passwordIncorrect = () =>
-  new ApiError(401, "password_incorrect", "The password is incorrect", undefined, PROTECTED_HEADERS);
+const passwordIncorrect = (view: PageView) =>
+  new ApiError(401, "password_incorrect", "The password is incorrect", undefined, PROTECTED_HEADERS, promptPage(view));
 const signInRequired = () =>
   new ApiError(
     401,
@@ -223,7 +241,7 @@ export function pageAccess({ store, clock, config, limiter, passwordChecks = {} 
     if (raw === undefined || raw === "") {
       const seen = await limiter.peek(rule, key);
       if (!seen.allowed) throw tooManyAttempts(seen.resetSeconds);
-      throw passwordRequired();
+      throw passwordRequired(view);
     }
     // Every attempt is counted before it is judged, so attempts sent together cannot all slip past the limit,
     // not even against the verified passwords remembered in memory (that would be a free oracle). One that turns
@@ -231,7 +249,7 @@ export function pageAccess({ store, clock, config, limiter, passwordChecks = {} 
     const counted = await limiter.consume(rule, key);
     if (!counted.allowed) throw tooManyAttempts(counted.resetSeconds);
     const outcome = await checks.check(view, headerText(raw), comesBack(key));
-    if (outcome.kind === "wrong") throw passwordIncorrect();
+    if (outcome.kind === "wrong") throw passwordIncorrect(view);
     await limiter.refund(rule, key);
     if (outcome.kind === "busy") {
       refusedNow(key);

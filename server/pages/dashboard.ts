@@ -103,4 +103,10 @@ export function dashboardRoutes(
     });
   });
   app.get("/dashboard/*", page);
+  // What a browser asks for on any page of this origin that names no icon (the API reference, a JSON answer): the
+  // dashboard's icon (index.html links it), or nothing to show rather than a 404.
+  const icon = [...files].find(([name]) => /^assets\/favicon-[\w-]+\.svg$/.test(name))?.[1];
+  app.get("/favicon.ico", (c) =>
+    icon ? send(c, icon, { "content-type": icon.type, "cache-control": "public, max-age=86400" }) : c.body(null, 204),
+  );
 }

@@ -128,7 +128,8 @@ export function hostedPageRoutes(
       c,
       kept(view, key, () => {
         const open = view.visibility === "public";
-        const data = view.visibility === "public" ? viewData(view) : promptData(view.visibility);
+        // A password page's prompt shows its name and logo (its view holds the whole page; only those leave it).
+        const data = view.visibility === "public" ? viewData(view) : promptData(view.visibility, viewData(view));
         const html = documentOf(data, {
           ...(open ? { json: json(view), etag: view.page.etag } : {}),
           feeds: open,

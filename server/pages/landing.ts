@@ -71,7 +71,7 @@ const EMPTY = [
   '<div class="empty"><p>No public status pages yet.</p>',
   '<p class="muted">A page shows up here once it is public. Create one with <code>POST /public/v1/status-pages</code>',
   " and a token from <code>porchlight token create</code>; pages are public unless made private or given a",
-  ' password, and those are never listed here. See the <a href="/docs">API reference</a>.</p></div>',
+  ' password, and those are never listed here. See the <a href="/docs/api/reference/">API reference</a>.</p></div>',
 ].join("");
 
 /** The project's home, when package.json names one. */
@@ -102,7 +102,8 @@ export function landingDocument(pages: { slug: string; name: string }[] | null, 
     list,
     '<h2 id="developers">For developers</h2><ul>',
     row("/dashboard/", "Dashboard", "Sign in to run your sites, pages and incidents"),
-    row("/docs", "API reference", "Every route, with its parameters, answers and errors"),
+    row("/docs/", "Documentation", "Running, configuring and deploying Porchlight, and every route with an example"),
+    row("/docs/api/reference/", "API reference", "Every route, with its parameters, answers and errors"),
     row("/public/v1/openapi.json", "OpenAPI document", "OpenAPI 3.1, JSON"),
     readme,
     "</ul></main></body></html>\n",

@@ -11,7 +11,7 @@ import { TABLES } from "../../components/porchlight-status/languages.ts";
 import { MESSAGES, messagesFor } from "../../components/porchlight-status/messages.ts";
 import { type PageData, PorchlightPage, statusIcon } from "../../components/porchlight-status/porchlight-page.ts";
 import { overallStatus } from "../contract/status.ts";
-import type { Visibility } from "../contract/status-page.ts";
+import type { PublicStatusPage, Visibility } from "../contract/status-page.ts";
 import { escapeHtml, minifyCss } from "../html.ts";
 
 if (!customElements.get("porchlight-status")) customElements.define("porchlight-status", PorchlightPage);
@@ -52,9 +52,19 @@ export interface PageDocument {
   signIn?: string;
 }
 
-/** What a protected page hands its element instead of its data: only the prompt it needs. */
-export function promptData(visibility: Exclude<Visibility, "public">): PageData {
-  return { error: visibility === "password-protected" ? "password_required" : "sign_in_required" };
+/**
+ * What a protected page hands its element instead of its data: only the prompt it needs, and for a password page
+ * what its prompt shows without the password (its name, logo and accent: not secret, unlike its items and
+ * incidents, which never come here).
+ */
+export function promptData(
+  visibility: Exclude<Visibility, "public">,
+  page?: Pick<PublicStatusPage, "name" | "logo" | "theme">,
+): PageData {
+  if (visibility !== "password-protected") return { error: "sign_in_required" };
+  return page
+    ? { error: "password_required", name: page.name, logo: page.logo, accentColor: page.theme.accentColor }
+    : { error: "password_required" };
 }
 
 /** JSON inside <script type="application/json">: "<" written as \u003c, so no "</script" or "<!--" can occur. */
@@ -70,13 +80,21 @@ function minified(css: string): string {
 // The server renders a page in any of the element's languages.
 Object.assign(MESSAGES, TABLES);
 
-/** The page's name, status words and description for the head; a protected page gives away nothing. */
+/** A page's title from its name: "Acme status", but not "Acme Status status". */
+const titleOf = (name: string) => (/\bstatus$/i.test(name) ? name : `${name} status`);
+
+/**
+ * The page's name, status words and description for the head; a protected page gives away nothing but its name
+ * (a password page's, which its prompt shows too).
+ */
 export function pageSummary(data: PageData): { title: string; description: string } {
-  if (!("items" in data)) return { title: "Status page", description: "This status page is protected." };
+  if (!("items" in data)) {
+    const description = "This status page is protected.";
+    return { title: data.name ? titleOf(data.name) : "Status page", description };
+  }
   const status = MESSAGES.en?.[overallStatus(data.items)] ?? "";
   return {
-    // "Acme status", but not "Acme Status status".
-    title: /\bstatus$/i.test(data.name) ? data.name : `${data.name} status`,
+    title: titleOf(data.name),
     description: data.description ? `${status}. ${data.description}` : `${status}.`,
   };
 }
@@ -135,12 +153,12 @@ export function renderDocument(doc: PageDocument): string {
   const page = "items" in doc.data ? doc.data : null;
   // An uploaded image's path is the server's (/assets/…), which a static build copies under its base.
   const image = (src: string | null | undefined) => (src?.startsWith("/") ? doc.base + src.slice(1) : src);
-  const logo = doc.embed ? null : image(page?.logo);
+  const logo = doc.embed ? null : image(page ? page.logo : "error" in doc.data ? doc.data.logo : null);
   const favicon = image(page?.favicon);
   const element = collect(
     renderThunked(
       html`<porchlight-status slug=${doc.slug} locale=${doc.locale} api-base=${doc.apiBase || nothing} theme=${theme || nothing}
-        data-time=${doc.at} data-etag=${doc.etag || nothing} .data=${doc.data}></porchlight-status>`,
+        data-time=${doc.at} data-etag=${doc.etag || nothing} ?data-frame=${doc.embed} .data=${doc.data}></porchlight-status>`,
     ),
     [],
   )
@@ -210,12 +228,23 @@ function plainDocument(title: string, body: string, extraHead = ""): string {
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>${extraHead}<style>${CHROME_CSS}</style></head><body><main>${body}</main></body></html>\n`;
 }
 
-/** The site's 404 page: plain HTML, no script. */
+/**
+ * A card in the element's style (its border, accent edge, radius, type and link colour), for the pages of the site
+ * that have no element: the 404 page.
+ */
+const CARD_CSS = `.card{margin:2rem auto;max-width:32rem;padding:1.5rem;border:1px solid light-dark(#d1d9e0,#3d444d);border-top:4px solid #2563eb;border-radius:8px;text-align:center;font-size:15px}
+.card svg{width:2.5rem;height:2.5rem;color:light-dark(#59636e,#9198a1)}.card h1{font-size:1.6em;line-height:1.25;margin:.5rem 0;text-wrap:balance}
+.card p{margin:.5rem 0 0;color:light-dark(#59636e,#9198a1)}.card a{color:light-dark(#0b57d0,#8ab4f8);font-weight:600;text-underline-offset:2px}`;
+
+/** The site's 404 page, in the pages' style: plain HTML, no script. */
 export function notFoundDocument(base: string): string {
+  // A magnifying glass: nothing found here.
+  const icon =
+    '<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="10" cy="10" r="6.5" fill="none" stroke="currentColor" stroke-width="2"/><path d="M15 15l6 6" stroke="currentColor" stroke-width="2.5" stroke-linecap="round"/></svg>';
   return plainDocument(
-    "No such status page",
-    `<h1>No such status page</h1><p>Check the address, or go to <a href="${escapeHtml(base)}">the list of pages</a>.</p>`,
-    '<meta name="robots" content="noindex">',
+    "Page not found · status",
+    `<div class="card">${icon}<h1>No such status page</h1><p>The address may be mistyped, or the page was removed or renamed.</p><p><a href="${escapeHtml(base)}">See the list of status pages</a></p></div>`,
+    `<meta name="robots" content="noindex"><style>${CARD_CSS}</style>`,
   );
 }
 

@@ -27,31 +27,55 @@ export interface OutboxClaim {
   channel_enabled: boolean;
 }
 
-type RuleRow = { channels: string; events: string; repeat_minutes: number | null };
+type RuleRow = {
+  channels: string;
+  events: string;
+  repeat_minutes: number | null;
+  confirmations: number;
+  cooldown_minutes: number;
+  flapping: string;
+};
 
 const ruleOf = (row: RuleRow): AlertRule => ({
   channels: row.channels === "all" ? "all" : (JSON.parse(row.channels) as string[]),
   events: { ...DEFAULT_ALERT_RULE.events, ...(JSON.parse(row.events) as Partial<AlertRule["events"]>) },
   repeatMinutes: row.repeat_minutes,
+  confirmations: row.confirmations,
+  cooldownMinutes: row.cooldown_minutes,
+  flapping: JSON.parse(row.flapping) as AlertRule["flapping"],
 });
 const ruleRow = (rule: AlertRule, now: string) => ({
   channels: rule.channels === "all" ? "all" : JSON.stringify(rule.channels),
   events: JSON.stringify(rule.events),
   repeat_minutes: rule.repeatMinutes,
+  confirmations: rule.confirmations,
+  cooldown_minutes: rule.cooldownMinutes,
+  flapping: JSON.stringify(rule.flapping),
   updated_at: now,
 });
-const RULE_COLUMNS = ["channels", "events", "repeat_minutes"] as const;
+const RULE_COLUMNS = ["channels", "events", "repeat_minutes", "confirmations", "cooldown_minutes", "flapping"] as const;
+
+/** What the engine judges a site's outages by, from its rule (see AlertRule). */
+export interface RuleSettings {
+  repeatMinutes: number | null;
+  confirmations: number;
+  cooldownMinutes: number;
+  flapping: AlertRule["flapping"];
+}
 
 /** A workspace's alert channels, rules, outbox and delivery log. */
 export class AlertQueries extends Queries {
   async listChannels(workspaceId: string): Promise<ChannelRow[]> {
-    return this.db
-      .selectFrom("alert_channels")
-      .selectAll()
-      .where("workspace_id", "=", workspaceId)
-      .orderBy("created_at")
-      .orderBy("id")
-      .execute();
+    return (
+      this.db
+        .selectFrom("alert_channels")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        // Newest first, as every other list.
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .execute()
+    );
   }
 
   async channel(workspaceId: string, id: string): Promise<ChannelRow | undefined> {
@@ -67,14 +91,24 @@ export class AlertQueries extends Queries {
     return this.db.insertInto("alert_channels").values(row).returningAll().executeTakeFirstOrThrow();
   }
 
-  async updateChannel(workspaceId: string, id: string, changes: Partial<ChannelRow>): Promise<ChannelRow | undefined> {
-    return this.db
+  /**
+   * Writes `changes`; with `unchangedSince` (the updated_at the caller read), only if nobody wrote since, so two
+   * read-modify-writes of the sealed config (an edit and a secret rotation) cannot undo each other. Undefined when
+   * the channel is gone or changed meanwhile.
+   */
+  async updateChannel(
+    workspaceId: string,
+    id: string,
+    changes: Partial<ChannelRow>,
+    unchangedSince?: string,
+  ): Promise<ChannelRow | undefined> {
+    let query = this.db
       .updateTable("alert_channels")
       .set(changes)
       .where("id", "=", id)
-      .where("workspace_id", "=", workspaceId)
-      .returningAll()
-      .executeTakeFirst();
+      .where("workspace_id", "=", workspaceId);
+    if (unchangedSince !== undefined) query = query.where("updated_at", "=", unchangedSince);
+    return query.returningAll().executeTakeFirst();
   }
 
   async deleteChannel(workspaceId: string, id: string): Promise<boolean> {
@@ -179,12 +213,12 @@ export class AlertQueries extends Queries {
   }
 
   /**
-   * How often each site's rule repeats a still-down alert, in minutes, in the caller's transaction: only sites that
-   * repeat are in the map.
+   * What each site's rule (its own, else its workspace's, else the built-in one) says of its outages, in the
+   * caller's transaction: repeats, confirmations, cool-down and flapping. Every site asked for is in the map.
    */
-  async repeats(trx: Kysely<Database>, siteIds: string[]): Promise<Map<string, number>> {
-    const repeats = new Map<string, number>();
-    if (siteIds.length === 0) return repeats;
+  async settings(trx: Kysely<Database>, siteIds: string[]): Promise<Map<string, RuleSettings>> {
+    const settings = new Map<string, RuleSettings>();
+    if (siteIds.length === 0) return settings;
     const rows = await trx
       .selectFrom("sites")
       .leftJoin("site_alert_rules as own", "own.site_id", "sites.id")
@@ -193,15 +227,43 @@ export class AlertQueries extends Queries {
         "sites.id",
         "own.site_id as own",
         "own.repeat_minutes as ownRepeat",
+        "own.confirmations as ownConfirmations",
+        "own.cooldown_minutes as ownCooldown",
+        "own.flapping as ownFlapping",
+        "d.workspace_id as hasDefault",
         "d.repeat_minutes as defaultRepeat",
+        "d.confirmations as defaultConfirmations",
+        "d.cooldown_minutes as defaultCooldown",
+        "d.flapping as defaultFlapping",
       ])
       .where("sites.id", "in", siteIds)
       .execute();
     for (const row of rows) {
-      const minutes = row.own !== null ? row.ownRepeat : row.defaultRepeat;
-      if (minutes) repeats.set(row.id, minutes);
+      const base = DEFAULT_ALERT_RULE;
+      const pick =
+        row.own !== null
+          ? [row.ownRepeat, row.ownConfirmations, row.ownCooldown, row.ownFlapping]
+          : row.hasDefault !== null
+            ? [row.defaultRepeat, row.defaultConfirmations, row.defaultCooldown, row.defaultFlapping]
+            : null;
+      settings.set(
+        row.id,
+        pick
+          ? {
+              repeatMinutes: (pick[0] as number | null) ?? null,
+              confirmations: Number(pick[1] ?? base.confirmations),
+              cooldownMinutes: Number(pick[2] ?? base.cooldownMinutes),
+              flapping: JSON.parse((pick[3] as string | null) ?? "null") as AlertRule["flapping"],
+            }
+          : {
+              repeatMinutes: base.repeatMinutes,
+              confirmations: base.confirmations,
+              cooldownMinutes: base.cooldownMinutes,
+              flapping: base.flapping,
+            },
+      );
     }
-    return repeats;
+    return settings;
   }
 
   /** Writes deliveries to make, in the caller's transaction (the one that writes the state change). */

@@ -3,7 +3,7 @@ import type { AlertQueries, OutboxRow } from "./alerts.ts";
 import { type Connection, newId, Queries } from "./connection.ts";
 import type { IncidentQueries } from "./incidents.ts";
 import type { Database, SiteRow } from "./schema.ts";
-import type { PageQueries, ShowingItem } from "./status-pages.ts";
+import type { PageQueries } from "./status-pages.ts";
 
 /** A new, resumed or reconfigured site is checked at a random moment within this many ms: soon, but spread. */
 export const FIRST_CHECK_SPREAD_MS = 3000;
@@ -21,6 +21,7 @@ export const RESCHEDULING_COLUMNS = new Set([
   "enabled",
   "regions",
   "slow_threshold_ms",
+  "settings",
 ]);
 
 /**
@@ -54,6 +55,13 @@ export interface ClaimedRow {
   error_codes: string;
   slow_threshold_ms: number;
   domain_checked_at: string | null;
+  settings: string;
+  created_at: string;
+  push_since: string | null;
+  push_last_at: string | null;
+  push_last_status: string | null;
+  push_last_message: string | null;
+  push_last_ms: number | null;
 }
 
 /** A check that ran, to be written while its lease is still `owner`'s. */
@@ -84,20 +92,54 @@ export interface StatDelta {
   downtime_ms: number;
 }
 
-/** An open incident the engine opened for a site. */
+/** An automatic incident of a site: open, or resolved recently enough to re-open within a cool-down. */
 export interface AutomaticIncident {
   id: number;
   page_id: number;
   site_id: string | null;
   status: string;
-  /** "<label> is down": where the page's label comes from once its item is hidden or gone. */
+  /** Where the page's label comes from once its item is hidden or gone. */
   title?: string;
+  started_at: string;
+  resolved_at: string | null;
+  /** When the engine publishes it, if it waits for its page's delay. */
+  publish_at?: string | null;
 }
 
-/** One automatic incident write: a new incident with its first update, or an update to an open one. */
+/** A visible item showing a site, with its page's incident policy (JSON text of IncidentPolicy). */
+export interface ShowingItem {
+  id: number;
+  page_id: number;
+  site_id: string;
+  label: string;
+  created_at: string;
+  incident_policy: string;
+}
+
+/**
+ * One automatic incident write: a new incident with its first update and its items' statuses, or an update to one
+ * (an update whose status is not resolved re-opens a resolved incident). `detail` is the owner's only.
+ */
 export type IncidentWrite =
-  | { kind: "open"; incident: Insertable<Database["incidents"]>; message: string }
-  | { kind: "append"; pageId: number; incidentId: number; status: string; message: string; at: string };
+  | {
+      kind: "open";
+      incident: Insertable<Database["incidents"]>;
+      message: string;
+      detail: string | null;
+      at: string;
+      items: { item_id: number; status: string }[];
+    }
+  | {
+      kind: "append";
+      pageId: number;
+      incidentId: number;
+      status: string;
+      message: string;
+      detail: string | null;
+      at: string;
+      /** A re-opening's new publication time for an incident still unpublished (its page's policy "after"). */
+      publishAt?: string | null;
+    };
 
 /** Everything judging changes, written in the caller's transaction by writeJudged. */
 export interface JudgedWrites {
@@ -114,15 +156,24 @@ export interface JudgedWrites {
 export interface JudgingData {
   /** Each region's recent results (site_checks.recent, JSON text), by site. */
   recent: { site_id: string; recent: string }[];
-  /** Checks, and slow or failed ones, since the window's start, of the sites asked for. */
-  windows: Map<string, { checks: number; slowOrFailed: number }>;
+  /**
+   * Checks, and slow or failed ones, since the window's start, of the sites asked for; and when each was first
+   * checked (its oldest raw result), so that the condition waits for a whole window.
+   */
+  windows: Map<string, { checks: number; slowOrFailed: number; firstAt: string | null }>;
 }
 
-/** What the status pages show of some sites: the visible items showing them, and their open automatic incidents. */
+/**
+ * What the status pages show of some sites: the visible items showing them (with their pages' policies), and their
+ * automatic incidents that are open or resolved within the longest cool-down (a day).
+ */
 export interface Showing {
   items: ShowingItem[];
-  openIncidents: AutomaticIncident[];
+  incidents: AutomaticIncident[];
 }
+
+/** The longest cool-down a rule may set, in minutes (AlertRule.cooldownMinutes). */
+const MAX_COOLDOWN_MINUTES = 1440;
 
 /**
  * The engine's schedule and what it writes: claiming due checks with a lease, the raw results and each region's
@@ -171,6 +222,13 @@ export class CheckQueries extends Queries {
           "s.error_codes",
           "s.slow_threshold_ms",
           "s.domain_checked_at",
+          "s.settings",
+          "s.created_at",
+          "s.push_since",
+          "s.push_last_at",
+          "s.push_last_status",
+          "s.push_last_message",
+          "s.push_last_ms",
         ])
         .where("c.region", "=", opts.region)
         .where("c.next_check_at", "<=", now)
@@ -282,7 +340,7 @@ export class CheckQueries extends Queries {
       .select(["site_id", "recent"])
       .where("site_id", "in", siteIds)
       .execute();
-    const windows = new Map<string, { checks: number; slowOrFailed: number }>();
+    const windows = new Map<string, { checks: number; slowOrFailed: number; firstAt: string | null }>();
     if (opts.windowsOf.length > 0) {
       const rows = await trx
         .selectFrom("check_results")
@@ -293,9 +351,34 @@ export class CheckQueries extends Queries {
         ])
         .where("site_id", "in", opts.windowsOf)
         .where("at", ">=", opts.windowFrom)
+        // Checks the server refused by its address policy, or could not run ("not checked: ..."), were not checks
+        // of the site (engine/judge.ts, notChecked).
+        .where((eb) =>
+          eb.or([
+            eb("error", "is", null),
+            eb.and([
+              eb("error", "not like", "refused:%PORCHLIGHT_ALLOW_PRIVATE_TARGETS%"),
+              eb("error", "not like", "not checked:%"),
+            ]),
+          ]),
+        )
         .groupBy("site_id")
         .execute();
-      for (const w of rows) windows.set(w.site_id, { checks: Number(w.checks), slowOrFailed: Number(w.bad ?? 0) });
+      const firsts = await trx
+        .selectFrom("check_results")
+        .select((eb) => ["site_id", eb.fn.min("at").as("first")])
+        .where("site_id", "in", opts.windowsOf)
+        .groupBy("site_id")
+        .execute();
+      for (const id of opts.windowsOf) {
+        const w = rows.find((r) => r.site_id === id);
+        const first = firsts.find((f) => f.site_id === id)?.first;
+        windows.set(id, {
+          checks: Number(w?.checks ?? 0),
+          slowOrFailed: Number(w?.bad ?? 0),
+          firstAt: first ? String(first) : null,
+        });
+      }
     }
     return { recent, windows };
   }
@@ -304,12 +387,65 @@ export class CheckQueries extends Queries {
    * What the status pages show of sites whose automatic incidents move, in the caller's transaction: read only for
    * those sites, and only when some move, so a judgement that changes no state costs no more.
    */
-  async showing(trx: Kysely<Database>, siteIds: string[]): Promise<Showing> {
-    if (siteIds.length === 0) return { items: [], openIncidents: [] };
-    return {
-      items: await this.pages.visibleItemsOf(trx, siteIds),
-      openIncidents: await this.incidents.openAutomatic(trx, siteIds),
-    };
+  async showing(trx: Kysely<Database>, siteIds: string[], now: string): Promise<Showing> {
+    if (siteIds.length === 0) return { items: [], incidents: [] };
+    const items = await trx
+      .selectFrom("status_page_items as i")
+      .innerJoin("status_pages as p", "p.id", "i.page_id")
+      .select(["i.id", "i.page_id", "i.site_id", "i.label", "i.created_at", "p.incident_policy"])
+      .where("i.site_id", "in", siteIds)
+      .where("i.visible", "=", 1)
+      .orderBy("i.page_id")
+      .orderBy("i.position")
+      .orderBy("i.id")
+      .execute();
+    const since = iso(Date.parse(now) - MAX_COOLDOWN_MINUTES * 60_000);
+    const incidents = await trx
+      .selectFrom("incidents")
+      .select(["id", "page_id", "site_id", "status", "title", "started_at", "resolved_at", "publish_at"])
+      .where("site_id", "in", siteIds)
+      .where("source", "=", "automatic")
+      .where((eb) => eb.or([eb("resolved_at", "is", null), eb("resolved_at", ">=", since)]))
+      .orderBy("id")
+      .execute();
+    return { items, incidents };
+  }
+
+  /**
+   * Publishes the automatic incidents whose publication time (publish_at) has come while they are open, each
+   * touching its page, unless their page publishes drafts now; an incident resolved before it stays owner-only.
+   * Returns how many.
+   */
+  async publishDue(now: string): Promise<number> {
+    const waiting = await this.db
+      .selectFrom("incidents as i")
+      .innerJoin("status_pages as p", "p.id", "i.page_id")
+      .select(["i.id", "i.page_id", "p.incident_policy"])
+      .where("i.source", "=", "automatic")
+      .where("i.published_at", "is", null)
+      .where("i.resolved_at", "is", null)
+      .where("i.publish_at", "<=", now)
+      .execute();
+    // A page switched to drafts meanwhile keeps them for its owner to publish.
+    const due = waiting.filter((w) => !/"publish"\s*:\s*"draft"/.test(w.incident_policy));
+    if (due.length === 0) return 0;
+    return this.transaction(async (trx) => {
+      // Another engine may have published them meanwhile, or they resolved: only those still due.
+      const published = await trx
+        .updateTable("incidents")
+        .set({ published_at: now, updated_at: now })
+        .where(
+          "id",
+          "in",
+          due.map((d) => d.id),
+        )
+        .where("published_at", "is", null)
+        .where("resolved_at", "is", null)
+        .returning(["id", "page_id"])
+        .execute();
+      for (const pageId of new Set(published.map((d) => d.page_id))) await this.pages.touch(pageId, now, trx);
+      return published.length;
+    });
   }
 
   /**
@@ -327,14 +463,63 @@ export class CheckQueries extends Queries {
     await this.alerts.insertOutbox(trx, writes.alerts);
     rows += writes.alerts.length;
     for (const write of writes.incidents) {
-      if (write.kind === "open") {
-        await this.incidents.insert(trx, write.incident, write.message);
-      } else {
-        await this.incidents.appendUpdate(trx, write.pageId, write.incidentId, write.status, write.message, write.at);
-      }
+      await this.writeIncident(trx, write, now);
       rows += 2;
     }
     return rows;
+  }
+
+  /** An automatic incident's write: a new incident with its items and first update, or an update to one. */
+  private async writeIncident(trx: Kysely<Database>, write: IncidentWrite, now: string): Promise<void> {
+    if (write.kind === "open") {
+      const { id } = await trx.insertInto("incidents").values(write.incident).returning("id").executeTakeFirstOrThrow();
+      if (write.items.length > 0) {
+        await trx
+          .insertInto("incident_items")
+          .values(write.items.map((i) => ({ incident_id: id, item_id: i.item_id, status: i.status })))
+          .execute();
+      }
+      await trx
+        .insertInto("incident_updates")
+        .values({
+          incident_id: id,
+          status: write.incident.status,
+          message: write.message,
+          detail: write.detail,
+          created_at: write.at,
+        })
+        .execute();
+      await this.pages.touch(write.incident.page_id, now, trx);
+      return;
+    }
+    await trx
+      .insertInto("incident_updates")
+      .values({
+        incident_id: write.incidentId,
+        status: write.status,
+        message: write.message,
+        detail: write.detail,
+        created_at: write.at,
+      })
+      .execute();
+    const current = await trx
+      .selectFrom("incidents")
+      .select(["resolved_at"])
+      .where("id", "=", write.incidentId)
+      .executeTakeFirstOrThrow();
+    // Resolving keeps an earlier resolution time; any other status re-opens.
+    const resolvedAt = write.status === "resolved" ? (current.resolved_at ?? write.at) : null;
+    await trx
+      .updateTable("incidents")
+      .set({
+        status: write.status,
+        resolved_at: resolvedAt,
+        updated_at: now,
+        ...(write.publishAt !== undefined ? { publish_at: write.publishAt } : {}),
+      })
+      .where("id", "=", write.incidentId)
+      .execute();
+    await this.pages.touch(write.pageId, now, trx);
   }
 
   private async addStats(trx: Kysely<Database>, deltas: StatDelta[], now: string): Promise<number> {
@@ -403,6 +588,28 @@ export class CheckQueries extends Queries {
       .orderBy("id", "desc")
       .limit(limit)
       .execute();
+  }
+
+  /**
+   * Each site's mean response time of successful checks per UTC hour since `since`, for a page of sites in one query;
+   * hours without a successful check have no row. `hour` is "YYYY-MM-DDTHH": `at` is ISO text on both stores, so its
+   * first 13 characters name the hour on SQLite and PostgreSQL alike.
+   */
+  async hourlyResponse(siteIds: string[], since: string) {
+    if (siteIds.length === 0) return [];
+    const hour = sql<string>`substr(at, 1, 13)`;
+    const rows = await this.db
+      .selectFrom("check_results")
+      .select((eb) => ["site_id", hour.as("hour"), eb.fn.avg<number | string>("response_ms").as("mean")])
+      .where("site_id", "in", siteIds)
+      .where("at", ">=", since)
+      .where("ok", "=", 1)
+      .where("response_ms", "is not", null)
+      .groupBy(["site_id", hour])
+      .orderBy("hour")
+      .execute();
+    // PostgreSQL's avg is numeric, which the driver hands over as text.
+    return rows.map((r) => ({ siteId: r.site_id, hour: r.hour, responseMs: Math.round(Number(r.mean)) }));
   }
 
   /** Deletes raw results older than `before`, a batch per transaction, so writers never wait long; returns how many. */

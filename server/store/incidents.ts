@@ -6,9 +6,27 @@ import type { Database, IncidentRow, IncidentUpdateRow } from "./schema.ts";
 export interface IncidentItemRow {
   incident_id: number;
   item_id: number;
+  /** What the incident says of the item while open: an AffectedStatus. */
+  status: string;
 }
 
 import type { PageQueries } from "./status-pages.ts";
+
+/** An item an incident affects and what it says of it (an AffectedStatus); an id alone takes the column's default. */
+export type AffectedItem = number | { id: number; status: string };
+
+/** Worst first: when an item is named twice, the worse status counts. */
+const AFFECTED_ORDER = ["major_outage", "partial_outage", "degraded", "maintenance", "operational"];
+
+/**
+ * What editUpdate did: moved or reworded the update, or nothing, because the incident or the update is gone, or `at`
+ * would put it out of the incident's order (`refused`, bounded by `bound`).
+ */
+export type EditUpdateResult =
+  | { ok: true }
+  | { ok: false; refused: "missing" }
+  | { ok: false; refused: "missing-update" }
+  | { ok: false; refused: "before-start" | "before-previous" | "after-next"; bound: string };
 
 /**
  * What addUpdate did: wrote the update, or nothing, because the incident is gone or `at` lies before its start or its
@@ -28,15 +46,20 @@ export class IncidentQueries extends Queries {
     super(connection);
   }
 
-  /** A page's incidents newest first, with their updates newest first and the items named as affected. */
+  /**
+   * A page's incidents newest first, with their updates newest first and the items named as affected; with
+   * `published`, only those visitors may read (published_at set), as the public views list them.
+   */
   async list(
     pageId: number,
     limit: number,
+    published = false,
   ): Promise<{ incidents: IncidentRow[]; updates: IncidentUpdateRow[]; links: IncidentItemRow[] }> {
     const incidents = await this.db
       .selectFrom("incidents")
       .selectAll()
       .where("page_id", "=", pageId)
+      .$if(published, (qb) => qb.where("published_at", "is not", null))
       .orderBy("started_at", "desc")
       .orderBy("id", "desc")
       .limit(limit)
@@ -112,22 +135,35 @@ export class IncidentQueries extends Queries {
       .execute();
   }
 
-  /** Inserts an incident, its first update and the items it affects (ids of the page's items) in one transaction. */
-  create(row: Insertable<Database["incidents"]>, message: string, itemIds: number[] = []): Promise<number> {
+  /** Inserts an incident, its first update and the items it affects (the page's items) in one transaction. */
+  create(row: Insertable<Database["incidents"]>, message: string, items: AffectedItem[] = []): Promise<number> {
     return this.transaction(async (trx) => {
       const id = await this.insert(trx, row, message);
-      await this.link(trx, id, itemIds);
+      await this.link(trx, id, items);
       return id;
     });
   }
 
-  /** Names the items an incident affects, in place of those named before. */
-  private async link(trx: Kysely<Database>, incidentId: number, itemIds: number[]): Promise<void> {
+  /** Names the items an incident affects, in place of those named before; an item named twice counts once, worst. */
+  private async link(trx: Kysely<Database>, incidentId: number, items: AffectedItem[]): Promise<void> {
     await trx.deleteFrom("incident_items").where("incident_id", "=", incidentId).execute();
-    if (itemIds.length === 0) return;
+    if (items.length === 0) return;
+    const byId = new Map<number, string | undefined>();
+    for (const item of items) {
+      const [id, status] = typeof item === "number" ? [item, undefined] : [item.id, item.status];
+      const before = byId.get(id);
+      const rank = (s: string | undefined) => (s === undefined ? 0 : AFFECTED_ORDER.length - AFFECTED_ORDER.indexOf(s));
+      if (!byId.has(id) || rank(status) > rank(before)) byId.set(id, status);
+    }
     await trx
       .insertInto("incident_items")
-      .values([...new Set(itemIds)].map((item_id) => ({ incident_id: incidentId, item_id })))
+      .values(
+        [...byId].map(([item_id, status]) => ({
+          incident_id: incidentId,
+          item_id,
+          ...(status === undefined ? {} : { status }),
+        })),
+      )
       .execute();
   }
 
@@ -245,22 +281,119 @@ export class IncidentQueries extends Queries {
     await this.pages.touch(pageId, now, trx);
   }
 
-  /** Renames an incident, or names the items it affects (ids of the page's items), or both. */
+  /** Renames an incident, sets its impact, or names the items it affects (the page's items), or several. */
   async update(
     pageId: number,
     incidentId: number,
-    change: { title?: string | undefined; items?: number[] | undefined },
+    change: { title?: string | undefined; impact?: string | undefined; items?: AffectedItem[] | undefined },
     now: string,
   ): Promise<void> {
     await this.transaction(async (trx) => {
       await trx
         .updateTable("incidents")
-        .set({ ...(change.title === undefined ? {} : { title: change.title }), updated_at: now })
+        .set({
+          ...(change.title === undefined ? {} : { title: change.title }),
+          ...(change.impact === undefined ? {} : { impact: change.impact }),
+          updated_at: now,
+        })
         .where("id", "=", incidentId)
         .where("page_id", "=", pageId)
         .execute();
       if (change.items) await this.link(trx, incidentId, change.items);
       await this.pages.touch(pageId, now, trx);
+    });
+  }
+
+  /** Lets visitors read an incident from `now`; one already published keeps its time. False when it is gone. */
+  async publish(pageId: number, incidentId: number, now: string): Promise<boolean> {
+    return this.transaction(async (trx) => {
+      const result = await trx
+        .updateTable("incidents")
+        .set({ published_at: now, updated_at: now })
+        .where("id", "=", incidentId)
+        .where("page_id", "=", pageId)
+        .where("published_at", "is", null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) {
+        await this.pages.touch(pageId, now, trx);
+        return true;
+      }
+      const found = await trx
+        .selectFrom("incidents")
+        .select("id")
+        .where("id", "=", incidentId)
+        .where("page_id", "=", pageId)
+        .executeTakeFirst();
+      return found !== undefined;
+    });
+  }
+
+  /**
+   * Rewords an update or moves it to `at`, keeping the incident's updates in order: `at` may not precede the
+   * update before it nor follow the one after it (equal is allowed), nor precede the incident's start, except for
+   * the opening update (the oldest, stamped at the start), which moves the start with it. The update that resolved
+   * the incident (stamped at its resolved_at) moves resolved_at with it. The row is locked while this is decided.
+   */
+  async editUpdate(
+    pageId: number,
+    incidentId: number,
+    updateId: number,
+    change: { message?: string | undefined; at?: string | undefined },
+    now: string,
+  ): Promise<EditUpdateResult> {
+    return this.transaction(async (trx) => {
+      const incident = await trx
+        .selectFrom("incidents")
+        .select(["started_at", "resolved_at"])
+        .where("id", "=", incidentId)
+        .where("page_id", "=", pageId)
+        .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
+        .executeTakeFirst();
+      if (!incident) return { ok: false, refused: "missing" };
+      const updates = await trx
+        .selectFrom("incident_updates")
+        .select(["id", "status", "created_at"])
+        .where("incident_id", "=", incidentId)
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
+      const index = updates.findIndex((u) => u.id === updateId);
+      const update = updates[index];
+      if (!update) return { ok: false, refused: "missing-update" };
+      const at = change.at;
+      const incidentChange: { started_at?: string; resolved_at?: string } = {};
+      if (at !== undefined && at !== update.created_at) {
+        const ms = Date.parse(at);
+        const previous = updates[index - 1];
+        const next = updates[index + 1];
+        const opening = index === 0 && update.created_at === incident.started_at;
+        if (!opening && ms < Date.parse(incident.started_at)) {
+          return { ok: false, refused: "before-start", bound: incident.started_at };
+        }
+        if (previous && ms < Date.parse(previous.created_at)) {
+          return { ok: false, refused: "before-previous", bound: previous.created_at };
+        }
+        if (next && ms > Date.parse(next.created_at)) {
+          return { ok: false, refused: "after-next", bound: next.created_at };
+        }
+        if (opening) incidentChange.started_at = at;
+        if (update.status === "resolved" && incident.resolved_at === update.created_at) incidentChange.resolved_at = at;
+      }
+      await trx
+        .updateTable("incident_updates")
+        .set({
+          ...(change.message === undefined ? {} : { message: change.message }),
+          ...(at === undefined ? {} : { created_at: at }),
+        })
+        .where("id", "=", updateId)
+        .execute();
+      await trx
+        .updateTable("incidents")
+        .set({ ...incidentChange, updated_at: now })
+        .where("id", "=", incidentId)
+        .execute();
+      await this.pages.touch(pageId, now, trx);
+      return { ok: true };
     });
   }
 

@@ -24,8 +24,17 @@ export interface ShownOccurrence {
 const iso = (ms: number) => new Date(ms).toISOString();
 /** At most this many occurrences are read for pages: a window repeating hourly has 336 in 14 days. */
 const SHOWN_LIMIT = 2000;
-const occurrenceRows = (windowId: string, occurrences: Interval[]) =>
-  occurrences.map((o) => ({ window_id: windowId, starts_at: iso(o.start), ends_at: iso(o.end) }));
+/**
+ * A window's occurrences as rows: those beginning before it was ended early (endedAt) end by then at the latest, and
+ * one that ends before it begins is gone.
+ */
+const occurrenceRows = (windowId: string, occurrences: Interval[], endedAt: string | null) => {
+  const cut = endedAt === null ? Number.NEGATIVE_INFINITY : Date.parse(endedAt);
+  return occurrences
+    .map((o) => (o.start < cut ? { start: o.start, end: Math.min(o.end, cut) } : o))
+    .filter((o) => o.end > o.start)
+    .map((o) => ({ window_id: windowId, starts_at: iso(o.start), ends_at: iso(o.end) }));
+};
 
 /** Why a save wrote nothing, thrown to roll its transaction back. */
 class Outcome extends Error {
@@ -144,7 +153,7 @@ export class MaintenanceQueries extends Queries {
           .insertInto("maintenance_window_sites")
           .values(sites.map((site_id) => ({ window_id: window.id, site_id })))
           .execute();
-        await this.insertOccurrences(trx, window.id, occurrences);
+        await this.insertOccurrences(trx, window.id, occurrences, window.ended_at);
         await this.rejudge(trx, [...before.map((b) => b.site_id), ...sites], window.updated_at);
         return { ...window, sites: [...sites].sort() };
       });
@@ -156,29 +165,63 @@ export class MaintenanceQueries extends Queries {
 
   async delete(workspaceId: string, id: string, now: string): Promise<boolean> {
     return this.transaction(async (trx) => {
-      const sites = await trx
-        .selectFrom("maintenance_window_sites")
-        .select("site_id")
-        .where("window_id", "=", id)
-        .execute();
-      await this.lockSites(
-        trx,
-        workspaceId,
-        sites.map((s) => s.site_id),
-      );
+      const sites = await this.lockWindowSites(trx, workspaceId, id);
       const result = await trx
         .deleteFrom("maintenance_windows")
         .where("workspace_id", "=", workspaceId)
         .where("id", "=", id)
         .executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) return false;
-      await this.rejudge(
-        trx,
-        sites.map((s) => s.site_id),
-        now,
-      );
+      await this.rejudge(trx, sites, now);
       return true;
     });
+  }
+
+  /**
+   * Ends the window's occurrence under way at `now`: it ends then (and stays ended when the window is expanded
+   * again), later occurrences stay, and its sites are judged again at once. "none" when none is under way,
+   * undefined when the window is not the workspace's.
+   */
+  async endNow(workspaceId: string, id: string, now: string): Promise<StoredWindow | "none" | undefined> {
+    return this.transaction(async (trx) => {
+      // The sites first, then the window, in the order save and delete lock them.
+      const siteIds = await this.lockWindowSites(trx, workspaceId, id);
+      const window = await trx
+        .selectFrom("maintenance_windows")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        .where("id", "=", id)
+        .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
+        .executeTakeFirst();
+      if (!window) return undefined;
+      const cut = await trx
+        .updateTable("maintenance_occurrences")
+        .set({ ends_at: now })
+        .where("window_id", "=", id)
+        .where("starts_at", "<=", now)
+        .where("ends_at", ">", now)
+        .executeTakeFirst();
+      if (Number(cut.numUpdatedRows) === 0) return "none";
+      await trx
+        .updateTable("maintenance_windows")
+        .set({ ended_at: now, updated_at: now })
+        .where("id", "=", id)
+        .execute();
+      await this.rejudge(trx, siteIds, now);
+      return { ...window, ended_at: now, updated_at: now, sites: siteIds.sort() };
+    });
+  }
+
+  /** The sites a window covers, locked for update (lockSites); their ids. */
+  private async lockWindowSites(trx: Kysely<Database>, workspaceId: string, id: string): Promise<string[]> {
+    const sites = await trx
+      .selectFrom("maintenance_window_sites")
+      .select("site_id")
+      .where("window_id", "=", id)
+      .execute();
+    const ids = sites.map((s) => s.site_id);
+    await this.lockSites(trx, workspaceId, ids);
+    return ids;
   }
 
   /** Locks the workspace's sites among `ids` for update, in id order (PostgreSQL); the ones that exist. */
@@ -196,8 +239,13 @@ export class MaintenanceQueries extends Queries {
     return new Set(rows.map((r) => r.id));
   }
 
-  private async insertOccurrences(trx: Kysely<Database>, windowId: string, occurrences: Interval[]) {
-    const rows = occurrenceRows(windowId, occurrences);
+  private async insertOccurrences(
+    trx: Kysely<Database>,
+    windowId: string,
+    occurrences: Interval[],
+    endedAt: string | null,
+  ) {
+    const rows = occurrenceRows(windowId, occurrences, endedAt);
     for (let i = 0; i < rows.length; i += 200) {
       await trx
         .insertInto("maintenance_occurrences")
@@ -239,7 +287,7 @@ export class MaintenanceQueries extends Queries {
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return;
       await trx.deleteFrom("maintenance_occurrences").where("window_id", "=", window.id).execute();
-      await this.insertOccurrences(trx, window.id, occurrences);
+      await this.insertOccurrences(trx, window.id, occurrences, window.ended_at);
     });
   }
 

@@ -508,6 +508,99 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       }),
     },
+    "0011_calm_alerts": {
+      // Issue 27, part 1: flapping, the confirmation threshold and the cool-down of automatic incidents.
+      up: atomically(dialect, async (db) => {
+        // A rule's confirmation threshold (failed checks in a row before the down alert), the cool-down within which
+        // an automatic incident re-opens, and its flapping detection (JSON of AlertRule.flapping; 'null' is off).
+        for (const table of ["alert_defaults", "site_alert_rules"]) {
+          await db.schema
+            .alterTable(table)
+            .addColumn("confirmations", "integer", (c) => c.notNull().defaultTo(2))
+            .execute();
+          await db.schema
+            .alterTable(table)
+            .addColumn("cooldown_minutes", "integer", (c) => c.notNull().defaultTo(15))
+            .execute();
+          await db.schema
+            .alterTable(table)
+            .addColumn("flapping", "text", (c) =>
+              c.notNull().defaultTo('{"outages":3,"windowMinutes":30,"quietMinutes":30}'),
+            )
+            .execute();
+        }
+        // A site's flapping as the engine follows it (JSON: Flap in engine/judge.ts); null when it is not flapping.
+        await db.schema.alterTable("sites").addColumn("flap", "text").execute();
+        // When the engine publishes an automatic incident (a page publishing after a delay); null: not by time.
+        await db.schema.alterTable("incidents").addColumn("publish_at", "text").execute();
+      }),
+    },
+    "0012_incident_model": {
+      up: atomically(dialect, async (db) => {
+        // An incident's impact (Statuspage's none, minor, major, critical) and when visitors could first read it:
+        // null while it is a draft or waits for the page's publication delay (owner-only until then).
+        await db.schema
+          .alterTable("incidents")
+          .addColumn("impact", "text", (c) => c.notNull().defaultTo("none"))
+          .execute();
+        await db.schema.alterTable("incidents").addColumn("published_at", "text").execute();
+        await sql`UPDATE incidents SET published_at = created_at`.execute(db);
+        await sql`UPDATE incidents SET impact = 'critical' WHERE source = 'automatic'`.execute(db);
+        // What an open incident says of each service it names (partial_outage, major_outage, ...).
+        await db.schema
+          .alterTable("incident_items")
+          .addColumn("status", "text", (c) => c.notNull().defaultTo("major_outage"))
+          .execute();
+        // The owner's detail of an automatic update (the failed check's error); visitors read only the message.
+        // An owner's incident named its services without saying more: they keep showing what the engine sees.
+        await sql`UPDATE incident_items SET status = 'operational' WHERE incident_id IN (SELECT id FROM incidents WHERE source <> 'automatic')`.execute(
+          db,
+        );
+        await db.schema.alterTable("incident_updates").addColumn("detail", "text").execute();
+        // The page's incident policy (contract IncidentPolicy, JSON): how automatic incidents are published, and
+        // the template of their words; '{}' is the defaults.
+        await db.schema
+          .alterTable("status_pages")
+          .addColumn("incident_policy", "text", (c) => c.notNull().defaultTo("{}"))
+          .execute();
+      }),
+    },
+    "0013_site_tags": {
+      up: atomically(dialect, async (db) => {
+        // A site's tags, JSON text in the order given. A workspace's sites are read by its index and matched on
+        // the tag's quoted form (SiteQueries.list): thousands of sites need no table of their own.
+        await db.schema
+          .alterTable("sites")
+          .addColumn("tags", "text", (c) => c.notNull().defaultTo("[]"))
+          .execute();
+      }),
+    },
+    "0014_maintenance_end": {
+      up: atomically(dialect, async (db) => {
+        // When an owner ended a window's occurrence early: every occurrence beginning before it ends by then, so
+        // that expanding the window again (a refill, an edit) does not bring the ended one back.
+        await db.schema.alterTable("maintenance_windows").addColumn("ended_at", "text").execute();
+      }),
+    },
+    "0015_monitor_kinds": {
+      up: atomically(dialect, async (db) => {
+        // A site's settings of its kind (contract/monitor.ts: assertions, dns, push), JSON; '{}' is the defaults,
+        // so every existing site stays an http(s) check with its settings unchanged (its kind is its url's scheme).
+        await db.schema
+          .alterTable("sites")
+          .addColumn("settings", "text", (c) => c.notNull().defaultTo("{}"))
+          .execute();
+        // A push site's token (SHA-256, hex; shown once), since when silence counts, and its last call: written
+        // by the push route, coalesced (api/push.ts), read by the push checker.
+        await db.schema.alterTable("sites").addColumn("push_token_hash", "text").execute();
+        await db.schema.alterTable("sites").addColumn("push_since", "text").execute();
+        await db.schema.alterTable("sites").addColumn("push_last_at", "text").execute();
+        await db.schema.alterTable("sites").addColumn("push_last_status", "text").execute();
+        await db.schema.alterTable("sites").addColumn("push_last_message", "text").execute();
+        await db.schema.alterTable("sites").addColumn("push_last_ms", "integer").execute();
+        await db.schema.createIndex("sites_push_token").unique().on("sites").column("push_token_hash").execute();
+      }),
+    },
   };
 }
 

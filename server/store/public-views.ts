@@ -29,7 +29,8 @@ export class ViewQueries extends Queries {
       items.map((i) => i.site_id),
       fromDay,
     );
-    const { incidents, updates, links } = await this.incidents.list(page.id, incidentLimit);
+    // Visitors read published incidents only.
+    const { incidents, updates, links } = await this.incidents.list(page.id, incidentLimit, true);
     return { items, stats, incidents, updates, links };
   }
 
@@ -78,7 +79,8 @@ export class ViewQueries extends Queries {
       .selectFrom("incidents")
       .selectAll()
       .select(sql<number>`row_number() over (partition by page_id order by started_at desc, id desc)`.as("rank"))
-      .where("page_id", "in", publicIds);
+      .where("page_id", "in", publicIds)
+      .where("published_at", "is not", null);
     const newest = this.db.selectFrom(ranked.as("r")).where("r.rank", "<=", incidentLimit);
     const incidents: IncidentRow[] = (await newest.selectAll().orderBy("r.rank").execute()).map(
       ({ rank: _rank, ...row }) => row,

@@ -80,9 +80,22 @@ export interface Database {
     alerted_at: string | null;
     /** Whether it was in a maintenance window when last judged (1): leaving one while down opens its incident. */
     in_maintenance: Generated<number>;
+    /** The settings of its kind (contract/monitor.ts), JSON: { assertions?, dns?, push? }; '{}' is the defaults. */
+    settings: Generated<string>;
+    /** push sites: the token's SHA-256 (hex), since when silence counts, and the last call. */
+    push_token_hash: string | null;
+    push_since: string | null;
+    push_last_at: string | null;
+    push_last_status: string | null;
+    push_last_message: string | null;
+    push_last_ms: number | null;
     rejudge_at: string | null;
     conditions_at: string | null;
     domain_checked_at: string | null;
+    /** Its flapping as the engine follows it (JSON, engine/flapping.ts); null when not flapping. */
+    flap: Generated<string | null>;
+    /** Its tags (JSON array of lower-case strings, contract SiteTag), in the order given. */
+    tags: Generated<string>;
   };
   site_checks: {
     site_id: string;
@@ -135,6 +148,8 @@ export interface Database {
     favicon: string | null;
     created_at: string;
     updated_at: string;
+    /** JSON of the contract's IncidentPolicy; '{}' is the defaults. */
+    incident_policy: Generated<string>;
   };
   /** A workspace's alert channel: config sealed (it holds credentials), target masked for answers. */
   alert_channels: {
@@ -154,6 +169,12 @@ export interface Database {
     events: string;
     repeat_minutes: number | null;
     updated_at: string;
+    /** Failed checks in a row before the down alert (2 to 20). */
+    confirmations: Generated<number>;
+    /** Minutes after an automatic incident resolved within which a new outage re-opens it (0: never). */
+    cooldown_minutes: Generated<number>;
+    /** JSON of AlertRule.flapping: { outages, windowMinutes, quietMinutes }, or 'null' (off). */
+    flapping: Generated<string>;
   };
   site_alert_rules: {
     site_id: string;
@@ -161,6 +182,12 @@ export interface Database {
     events: string;
     repeat_minutes: number | null;
     updated_at: string;
+    /** Failed checks in a row before the down alert (2 to 20). */
+    confirmations: Generated<number>;
+    /** Minutes after an automatic incident resolved within which a new outage re-opens it (0: never). */
+    cooldown_minutes: Generated<number>;
+    /** JSON of AlertRule.flapping: { outages, windowMinutes, quietMinutes }, or 'null' (off). */
+    flapping: Generated<string>;
   };
   maintenance_windows: {
     id: string;
@@ -177,6 +204,8 @@ export interface Database {
     refill_at: string;
     created_at: string;
     updated_at: string;
+    /** When an owner ended its occurrence under way: occurrences beginning before it end by then (null: never). */
+    ended_at: Generated<string | null>;
   };
   maintenance_window_sites: { window_id: string; site_id: string };
   /** Each window's occurrences, expanded ahead (engine/maintenance.ts), as instants. */
@@ -238,10 +267,18 @@ export interface Database {
     updated_at: string;
     site_id: Generated<string | null>;
     source: Generated<string>;
+    /** none, minor, major, critical. */
+    impact: Generated<string>;
+    /** When visitors could first read it; null: a draft, or waiting for the page's publication delay. */
+    published_at: string | null;
+    /** When the engine publishes it (a page that publishes after a delay); null: not by time. */
+    publish_at: Generated<string | null>;
   };
   incident_items: {
     incident_id: number;
     item_id: number;
+    /** What the incident says of this service while open: an AffectedStatus. */
+    status: Generated<string>;
   };
   incident_updates: {
     id: Generated<number>;
@@ -249,6 +286,8 @@ export interface Database {
     status: string;
     message: string;
     created_at: string;
+    /** The owner's detail (an automatic update's failed check); never shown to visitors. */
+    detail: Generated<string | null>;
   };
   anon_snapshots: {
     id: string;

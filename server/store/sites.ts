@@ -13,24 +13,47 @@ export class SiteQueries extends Queries {
     super(connection);
   }
 
-  async list(workspaceId: string, offset: number, limit: number): Promise<{ rows: SiteRow[]; total: number }> {
+  /** A page of the workspace's sites, newest first; with `tag`, only those carrying it (a stored, lower-case tag). */
+  async list(
+    workspaceId: string,
+    offset: number,
+    limit: number,
+    tag?: string,
+  ): Promise<{ rows: SiteRow[]; total: number }> {
+    const mine = this.db
+      .selectFrom("sites")
+      .where("workspace_id", "=", workspaceId)
+      .$if(tag !== undefined, (qb) => qb.where(this.carries(tag as string)));
     const [rows, count] = await Promise.all([
-      this.db
-        .selectFrom("sites")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .offset(offset)
-        .limit(limit)
-        .execute(),
-      this.db
-        .selectFrom("sites")
-        .select((eb) => eb.fn.countAll().as("n"))
-        .where("workspace_id", "=", workspaceId)
-        .executeTakeFirstOrThrow(),
+      mine.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").offset(offset).limit(limit).execute(),
+      mine.select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow(),
     ]);
     return { rows, total: Number(count.n) };
+  }
+
+  /**
+   * Whether a site's tags hold `tag`: its JSON text holds the tag between quotes, which is exact because a tag has
+   * no quote, backslash or control character to escape (contract SiteTag).
+   */
+  private carries(tag: string) {
+    const find = sql.raw(this.dialect === "postgres" ? "strpos" : "instr");
+    return sql<boolean>`${find}(tags, ${JSON.stringify(tag)}) > 0`;
+  }
+
+  /** Each tag of the workspace's sites with how many carry it, by tag. */
+  async tagCounts(workspaceId: string): Promise<{ tag: string; count: number }[]> {
+    const rows = await this.db
+      .selectFrom("sites")
+      .select("tags")
+      .where("workspace_id", "=", workspaceId)
+      .where("tags", "<>", "[]")
+      .execute();
+    const counts = new Map<string, number>();
+    for (const row of rows)
+      for (const tag of JSON.parse(row.tags) as string[]) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+    return [...counts]
+      .map(([tag, count]) => ({ tag, count }))
+      .sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
   }
 
   async get(workspaceId: string, id: string): Promise<SiteRow | undefined> {
@@ -105,6 +128,55 @@ export class SiteQueries extends Queries {
       }
       await trx.deleteFrom("sites").where("id", "=", id).execute();
       return true;
+    });
+  }
+
+  /** The push site a token's hash names: its id and last call's status; undefined when none. */
+  async pushTarget(tokenHash: string): Promise<{ id: string; lastStatus: string | null; state: string } | undefined> {
+    return this.db
+      .selectFrom("sites")
+      .select(["id", "push_last_status as lastStatus", "state"])
+      .where("push_token_hash", "=", tokenHash)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Writes push calls, coalesced to the latest per token (api/push.ts), in one transaction. A call older than the
+   * one already written (another process's inbox flushed later) changes nothing. A call that changes what the
+   * site's checker would find (the job says down, or up again, or the site is down or not yet judged) makes its
+   * check due now, even while a check is running (finishChecks keeps a due time moved meanwhile), so the verdict
+   * follows within the engine's next claim instead of an interval later. Returns the sites made due.
+   */
+  async recordPushes(
+    calls: { tokenHash: string; at: string; status: "up" | "down"; message: string | null; ms: number | null }[],
+    now: string,
+  ): Promise<string[]> {
+    if (calls.length === 0) return [];
+    return this.transaction(async (trx) => {
+      const due: string[] = [];
+      for (const call of calls) {
+        const before = await trx
+          .selectFrom("sites")
+          .select(["id", "push_last_status", "push_last_at", "state"])
+          .where("push_token_hash", "=", call.tokenHash)
+          .executeTakeFirst();
+        if (!before || (before.push_last_at !== null && before.push_last_at >= call.at)) continue;
+        await trx
+          .updateTable("sites")
+          .set({
+            push_last_at: call.at,
+            push_last_status: call.status,
+            push_last_message: call.message,
+            push_last_ms: call.ms,
+          })
+          .where("id", "=", before.id)
+          .execute();
+        if (before.push_last_status !== call.status || before.state === "unhealthy" || before.state === "unknown") {
+          await trx.updateTable("site_checks").set({ next_check_at: now }).where("site_id", "=", before.id).execute();
+          due.push(before.id);
+        }
+      }
+      return due;
     });
   }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Visibility } from "../contract/status-page.ts";
+import { DEFAULT_INCIDENT_POLICY, IncidentPolicy, type Visibility } from "../contract/status-page.ts";
 import { Queries } from "./connection.ts";
 import type { Database, ItemRow, PageRow } from "./schema.ts";
 
@@ -21,6 +21,18 @@ export function visibilityOf(stored: string): Visibility {
   if (stored === "password" || stored === "password-protected") return "password-protected";
   if (stored === "public" || stored === "private") return stored;
   throw new Error(`status page visibility ${JSON.stringify(stored)} is not one Porchlight writes`);
+}
+
+/**
+ * A page's incident policy from its incident_policy column (JSON; '{}' is the defaults): what the owner set, the
+ * defaults for the rest. A value this release cannot read (written by another) is the defaults, not an error.
+ */
+export function incidentPolicyOf(stored: string): IncidentPolicy {
+  try {
+    return IncidentPolicy.catch(DEFAULT_INCIDENT_POLICY).parse(JSON.parse(stored));
+  } catch {
+    return DEFAULT_INCIDENT_POLICY;
+  }
 }
 
 /** A page's two images. */
@@ -70,7 +82,10 @@ export class PageQueries extends Queries {
     return this.db.selectFrom("status_pages").selectAll().where("slug", "=", slug).executeTakeFirst();
   }
 
-  async insert(trx: Kysely<Database>, row: Omit<PageRow, "id">): Promise<PageRow> {
+  async insert(
+    trx: Kysely<Database>,
+    row: Omit<PageRow, "id" | "incident_policy"> & { incident_policy?: string },
+  ): Promise<PageRow> {
     return trx.insertInto("status_pages").values(row).returningAll().executeTakeFirstOrThrow();
   }
 

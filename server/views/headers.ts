@@ -27,6 +27,24 @@ export function strongEtag(bytes: string | Uint8Array): string {
   return `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`;
 }
 
+/** Strong ETags of bytes a read model keeps (a site's detail), so a poll hashes them once while they stay cached. */
+const keptEtags = new WeakMap<Uint8Array, string>();
+
+/** strongEtag of bytes that are kept and never changed in place, remembered as long as they are. */
+export function keptEtag(bytes: Uint8Array): string {
+  let etag = keptEtags.get(bytes);
+  if (etag === undefined) {
+    etag = strongEtag(bytes);
+    keptEtags.set(bytes, etag);
+  }
+  return etag;
+}
+
+/** The headers of a member's polled answer (a token route declaring ETag), from the app and the fast path alike. */
+export function pollHeaders(etag: string) {
+  return { etag, "cache-control": "private, no-cache", vary: "Authorization, Cookie" };
+}
+
 /**
  * A weak ETag (RFC 9110 8.8.1): 27 characters of the SHA-256 of `content`, base64url, as W/"…". For answers whose
  * bytes may differ while they mean the same: the same view in another coding, or a status page whose check times

@@ -2,7 +2,18 @@ import { type Clock, utcDayBefore } from "../clock.ts";
 import { PUBLIC_MAINTENANCE_DAYS, type PublicMaintenance } from "../contract/maintenance.ts";
 import type { SiteState } from "../contract/site.ts";
 import { itemStatus, uptimePercent } from "../contract/status.ts";
-import { DisplayOptions, type Incident, type PublicItem, PublicStatusPage, Theme } from "../contract/status-page.ts";
+import {
+  AffectedStatus,
+  affectedStatusOf,
+  DisplayOptions,
+  type Incident,
+  IncidentImpact,
+  type ItemStatus,
+  type OwnerIncident,
+  type PublicItem,
+  PublicStatusPage,
+  Theme,
+} from "../contract/status-page.ts";
 import { groupBy } from "../group-by.ts";
 import type { IncidentItemRow } from "../store/incidents.ts";
 import type { ShownOccurrence } from "../store/maintenance.ts";
@@ -55,13 +66,12 @@ function body(value: unknown, visible: unknown, visibility: PageView["visibility
 }
 
 /**
- * An uptime percentage as the element shows it: the same Intl formatting of the same double (format.ts), so the
- * two never round a value differently (half up in decimal would differ on values such as 99.985).
+ * An uptime percentage as the element shows it (format.ts, percentage): two decimals, cut rather than rounded, and
+ * exactly 100 as "100"; so a change a visitor would see changes the ETag, and no other does.
  */
-const SHOWN_PERCENT = new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 2, useGrouping: false });
-const shownUptime = (uptime: number) => SHOWN_PERCENT.format(uptime / 100);
-/** The colour band of a day's bar, as the element draws it: 99% and up, 95% and up, below. */
-const band = (uptime: number) => (uptime >= 99 ? 2 : uptime >= 95 ? 1 : 0);
+const shownUptime = (uptime: number) => (uptime >= 100 ? "100" : (Math.floor(uptime * 100 + 1e-6) / 100).toFixed(2));
+/** The grade of a day's bar, as the element draws it (porchlight-status.ts): 100%, 99%, 95%, 75% and up, below. */
+const band = (uptime: number) => (uptime >= 100 ? 4 : uptime >= 99 ? 3 : uptime >= 95 ? 2 : uptime >= 75 ? 1 : 0);
 
 /** What a visitor sees of an item: every field but the check's time and response time, which only count as there. */
 function visibleItem(item: PublicItem) {
@@ -73,7 +83,7 @@ function visibleItem(item: PublicItem) {
     uptime: item.uptime === null ? null : shownUptime(item.uptime),
     checked: item.last_check !== null,
     timed: item.response_time !== null,
-    history: item.history.map((day) => [day.date, shownUptime(day.uptime), band(day.uptime)]),
+    history: item.history.map((day) => [day.date, shownUptime(day.uptime), band(day.uptime), day.downtime_minutes]),
   };
 }
 
@@ -104,10 +114,69 @@ export interface ItemOfPage {
  * owner named, and an automatic incident's site's.
  */
 function affectedBy(row: IncidentRow, links: IncidentItemRow[], items: ItemOfPage[]): Incident["affected"] {
-  const named = new Set(links.filter((l) => l.incident_id === row.id).map((l) => l.item_id));
+  const named = new Map(links.filter((l) => l.incident_id === row.id).map((l) => [l.item_id, l.status]));
+  // An automatic incident's site's items it does not name are what its impact says.
+  const implied = affectedStatusOf(impactOfRow(row));
   return items
     .filter((item) => named.has(item.id) || (row.site_id !== null && item.site_id === row.site_id))
-    .map(({ id, label }) => ({ id, label }));
+    .map(({ id, label }) => ({ id, label, status: affectedStatus(named.get(id)) ?? implied }));
+}
+
+/** A stored impact, read as none should a row hold anything else. */
+const impactOfRow = (row: IncidentRow): IncidentImpact => {
+  const parsed = IncidentImpact.safeParse(row.impact);
+  return parsed.success ? parsed.data : "none";
+};
+/** A stored affected status, or undefined for none (or anything else). */
+const affectedStatus = (value: string | undefined): AffectedStatus | undefined => {
+  const parsed = AffectedStatus.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+};
+
+/**
+ * How bad a status a page shows is, for taking the worse of the engine's and an open incident's: major outage,
+ * partial outage, degraded, maintenance, then paused and unknown (which any incident's word beats), operational.
+ */
+const SEVERITY: Record<ItemStatus, number> = {
+  major_outage: 6,
+  partial_outage: 5,
+  degraded: 4,
+  maintenance: 3,
+  paused: 2,
+  unknown: 1,
+  operational: 0,
+};
+
+/**
+ * Items as the page shows them: each the worse of what the engine sees and what the open incidents among
+ * `incidents` say of it; an incident saying operational moves nothing. Resolved incidents move nothing, so resolving
+ * one returns its items to what the engine sees. The engine's own incidents (`automatic`, their ids) never move a
+ * paused item or one in maintenance: the engine stopped judging it, and its outage waits for the pause or window
+ * to end; what the owner says still does.
+ */
+export function movedByIncidents(
+  items: PublicItem[],
+  incidents: Incident[],
+  automatic: ReadonlySet<number> = new Set(),
+): PublicItem[] {
+  const said = new Map<number, AffectedStatus>();
+  const saidByOwner = new Map<number, AffectedStatus>();
+  for (const incident of incidents) {
+    if (incident.resolved_at !== null) continue;
+    const byOwner = !automatic.has(incident.id);
+    for (const a of incident.affected) {
+      if (a.status === "operational") continue;
+      for (const map of byOwner ? [said, saidByOwner] : [said]) {
+        const before = map.get(a.id);
+        if (before === undefined || SEVERITY[a.status] > SEVERITY[before]) map.set(a.id, a.status);
+      }
+    }
+  }
+  return items.map((item) => {
+    const held = item.status === "paused" || item.status === "maintenance";
+    const status = (held ? saidByOwner : said).get(item.id);
+    return status !== undefined && SEVERITY[status] > SEVERITY[item.status] ? { ...item, status } : item;
+  });
 }
 
 /**
@@ -130,10 +199,34 @@ export function incidentView(
       row.resolved_at === null
         ? null
         : Math.max(0, Math.floor((Date.parse(row.resolved_at) - Date.parse(row.started_at)) / 60_000)),
+    impact: impactOfRow(row),
     affected: affectedBy(row, links, items),
     updates: updates
       .filter((u) => u.incident_id === row.id)
       .map((u) => ({ timestamp: u.created_at, status: u.status as Incident["status"], message: u.message })),
+  };
+}
+
+/** An incident as the workspace reads it (OwnerIncident): the public view, its publication, source and details. */
+export function ownerIncidentView(
+  row: IncidentRow,
+  updates: IncidentUpdateRow[],
+  links: IncidentItemRow[] = [],
+  items: ItemOfPage[] = [],
+): OwnerIncident {
+  const own = updates.filter((u) => u.incident_id === row.id);
+  return {
+    ...incidentView(row, own, links, items),
+    published: row.published_at !== null,
+    publishedAt: row.published_at,
+    source: row.source === "automatic" ? "automatic" : "manual",
+    updates: own.map((u) => ({
+      id: u.id,
+      timestamp: u.created_at,
+      status: u.status as Incident["status"],
+      message: u.message,
+      detail: u.detail,
+    })),
   };
 }
 
@@ -179,7 +272,13 @@ export function publicView(page: PageRow, data: ViewData, now: Date): PublicStat
       if (s.checks_total <= 0 || s.day < from) continue;
       total += s.checks_total;
       up += s.checks_up;
-      history.push({ date: s.day, uptime: uptimePercent(s.checks_up, s.checks_total) });
+      // Only on a day with downtime: 90 days of 10 items would otherwise inline a thousand zeros into the page.
+      const downtime = Math.ceil(s.downtime_ms / 60_000);
+      history.push({
+        date: s.day,
+        uptime: uptimePercent(s.checks_up, s.checks_total),
+        ...(downtime > 0 ? { downtime_minutes: downtime } : {}),
+      });
     }
     return {
       id: item.id,
@@ -194,6 +293,8 @@ export function publicView(page: PageRow, data: ViewData, now: Date): PublicStat
       history,
     };
   });
+  // Visitors see the affected items among the visible ones; data.incidents are the published ones.
+  const incidents = incidentViews(data.incidents, data.updates, data.links, data.items);
   return {
     name: page.name,
     slug: page.slug,
@@ -204,9 +305,12 @@ export function publicView(page: PageRow, data: ViewData, now: Date): PublicStat
     favicon: page.favicon,
     theme: Theme.parse(JSON.parse(page.theme)),
     display,
-    items,
-    // Visitors see the affected items among the visible ones.
-    incidents: incidentViews(data.incidents, data.updates, data.links, data.items),
+    items: movedByIncidents(
+      items,
+      incidents,
+      new Set(data.incidents.filter((row) => row.source === "automatic").map((row) => row.id)),
+    ),
+    incidents,
     maintenance,
   };
 }

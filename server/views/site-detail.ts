@@ -1,6 +1,15 @@
 import { utcDayBefore } from "../clock.ts";
 import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
 import { envelope } from "../contract/common.ts";
+import {
+  DNS_DEFAULTS,
+  type DnsSettings,
+  type HttpAssertions,
+  NO_ASSERTIONS,
+  PUSH_DEFAULTS,
+  type PushSettings,
+  protocolOf,
+} from "../contract/monitor.ts";
 import { type Site, type SiteDetail, type SiteState, STAT_DAYS, type StatEntry } from "../contract/site.ts";
 import { roundPercent, siteStatus, uptimePercent } from "../contract/status.ts";
 import type { Principal } from "../store/accounts.ts";
@@ -14,12 +23,15 @@ export function siteView(row: SiteRow): Site {
   const pause = row.pause === 1;
   const state = row.state as SiteState;
   const wordpress = parseJson<{ value: boolean; manualOverride: boolean }>(row.wordpress);
+  // An address of a scheme no longer checked cannot be stored (SiteUrl); read as http(s) for safety.
+  const protocol = protocolOf(row.url) ?? (row.url.startsWith("https:") ? "https" : "http");
+  const settings = JSON.parse(row.settings) as { assertions?: HttpAssertions; dns?: DnsSettings; push?: PushSettings };
   return {
     _id: row.id,
     id: row.id,
     __v: row.version,
     url: row.url,
-    protocol: row.url.startsWith("https:") ? "https" : "http",
+    protocol,
     headers: JSON.parse(row.headers),
     name: row.name,
     checkInterval: row.check_interval,
@@ -45,6 +57,18 @@ export function siteView(row: SiteRow): Site {
     domain: parseJson(row.domain_info),
     ...(wordpress ? { wordpress } : {}),
     slowThresholdMs: row.slow_threshold_ms,
+    tags: JSON.parse(row.tags),
+    assertions: protocol === "http" || protocol === "https" ? { ...NO_ASSERTIONS, ...settings.assertions } : null,
+    dns: protocol === "dns" ? { ...DNS_DEFAULTS, ...settings.dns } : null,
+    push:
+      protocol === "push"
+        ? {
+            graceSeconds: settings.push?.graceSeconds ?? PUSH_DEFAULTS.graceSeconds,
+            lastCallAt: row.push_last_at,
+            tokenHint:
+              row.push_token_hash === null ? "" : ((settings.push as { hint?: string } | undefined)?.hint ?? ""),
+          }
+        : null,
     state,
     status: siteStatus(state, pause),
   };

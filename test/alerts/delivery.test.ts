@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { SecretBox } from "../../server/accounts/sealed.ts";
 import { AlertSender } from "../../server/alerts/sender.ts";
@@ -123,6 +124,39 @@ describeStores("alerts from the engine to a receiver", (kind) => {
     expect(byChannel).toHaveLength(1);
   });
 
+  test("a real delivery verifies with the secret the creating answer showed, and after a rotation with the new one only", async () => {
+    const { channel, site } = await setUp();
+    expect(channel.secret).toMatch(/^whsec_[0-9a-f]{48}$/);
+    /** Whether a received request's signature is the HMAC of its timestamp and body under `secret`. */
+    const signedWith = (secret: string, r: (typeof received)[number]) =>
+      r.headers["x-porchlight-signature"] ===
+      `v1=${createHmac("sha256", secret).update(`${r.headers["x-porchlight-timestamp"]}.${r.body}`).digest("hex")}`;
+    clock.advance(3000);
+    await made.engine.runOnce();
+    await minute();
+    expect(await sender.tick()).toBe(1);
+    const down = received[0] as (typeof received)[number];
+    expect(down.event.type).toBe("site.down");
+    expect(signedWith(channel.secret, down)).toBe(true);
+
+    const rotated = await api.post(`/public/v1/alert-channels/${channel.id}/rotate-secret`);
+    expect(rotated.status, rotated.text).toBe(200);
+    const secret = rotated.json.data.secret as string;
+    expect(secret).toMatch(/^whsec_[0-9a-f]{48}$/);
+    expect(secret).not.toBe(channel.secret);
+    expect(rotated.json.data).toMatchObject({ id: channel.id, type: "webhook", name: "Hook" });
+    // Shown once: reading the channel never answers it.
+    expect((await api.get(`/public/v1/alert-channels/${channel.id}`)).text).not.toContain(secret);
+
+    expect((await api.patch(`/public/v1/site/${site.id}`, { url: targets.ok })).status).toBe(200);
+    for (let i = 0; i < 3 && (await outbox()).length < 2; i++) await minute();
+    expect(await sender.tick()).toBe(1);
+    const recovered = received[1] as (typeof received)[number];
+    expect(recovered.event.type).toBe("site.recovered");
+    expect(signedWith(secret, recovered)).toBe(true);
+    expect(signedWith(channel.secret, recovered)).toBe(false);
+  });
+
   test("a failing receiver is tried again with backoff (30 s, 60 s, …), then delivered; each attempt is recorded", async () => {
     await setUp();
     clock.advance(3000);
@@ -178,6 +212,8 @@ describeStores("alerts from the engine to a receiver", (kind) => {
     await sender.tick();
     [row] = await outbox();
     expect(row?.last_error).toBe("too many redirects (more than 0)");
+    // The receiver's own status is what the log shows.
+    expect(row?.last_status).toBe(302);
     const log = (await api.get(`/public/v1/alert-channels/${channel.id}/deliveries`)).json.data.deliveries;
     expect(JSON.stringify(log)).not.toContain("/hook");
   });

@@ -89,6 +89,21 @@ describeStores("maintenance windows", (kind) => {
   };
   const window = (body: Record<string, unknown>) => api.post("/public/v1/maintenance-windows", body);
 
+  /** A site that fails its checks, a webhook channel to the receiver, and a page showing the site. */
+  const failingSiteOnPage = async (slug: string) => {
+    const { id } = await site(targets.fail);
+    await api.post("/public/v1/alert-channels", {
+      name: "Hook",
+      type: "webhook",
+      config: { url: `${receiver.origin}/hook` },
+    });
+    const page = (await api.post("/public/v1/status-pages", { name: "Acme", slug })).json.data;
+    const item = (await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: id })).json.data;
+    const view = async () =>
+      PublicStatusPage.parse((await (await made.app.request(`/public/v1/status-page/${slug}`)).json()) as unknown);
+    return { id, item, view };
+  };
+
   test("bad input is a 400 naming the field; another workspace's site, a viewer, an unknown id are refused", async () => {
     const { id } = await site(targets.ok);
     const base = { title: "Upgrade", sites: [id], start: "2026-11-22T02:00", durationMinutes: 60 };
@@ -349,14 +364,7 @@ describeStores("maintenance windows", (kind) => {
   });
 
   test("in a window: checks recorded, no alert, no incident, no downtime; the page reads maintenance; at its end, one alert and the incident", async () => {
-    const { id } = await site(targets.fail);
-    await api.post("/public/v1/alert-channels", {
-      name: "Hook",
-      type: "webhook",
-      config: { url: `${receiver.origin}/hook` },
-    });
-    const page = (await api.post("/public/v1/status-pages", { name: "Acme", slug: "acme-mw" })).json.data;
-    const item = (await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: id })).json.data;
+    const { id, item, view } = await failingSiteOnPage("acme-mw");
     // From 12:01 for 20 minutes (the clock reads 12:00).
     const created = await window({
       title: "Database upgrade",
@@ -366,8 +374,6 @@ describeStores("maintenance windows", (kind) => {
       durationMinutes: 20,
     });
     expect(created.status).toBe(201);
-    const view = async () =>
-      PublicStatusPage.parse((await (await made.app.request("/public/v1/status-page/acme-mw")).json()) as unknown);
     // Scheduled: listed, not yet active.
     expect((await view()).maintenance).toEqual([
       expect.objectContaining({ title: "Database upgrade", active: false, items: [item.id] }),
@@ -396,12 +402,107 @@ describeStores("maintenance windows", (kind) => {
     await sender.tick();
     expect(received.map((e) => e.type)).toEqual(["site.down"]);
     const incidents = await store.db.selectFrom("incidents").select(["title", "status"]).execute();
-    expect(incidents).toEqual([{ title: "Shop is down", status: "investigating" }]);
+    expect(incidents).toEqual([{ title: "Shop is unavailable", status: "investigating" }]);
     const after = await view();
-    expect(after.items[0]?.status).toBe("outage");
+    expect(after.items[0]?.status).toBe("major_outage");
     expect(after.maintenance).toEqual([]);
     await minute(3);
     expect(await store.db.selectFrom("alert_outbox").selectAll().execute()).toHaveLength(1);
+  });
+
+  test("ended early: the page and the engine see it end at once, a one-off is over, a recurring one keeps its later occurrences", async () => {
+    const { id, view } = await failingSiteOnPage("acme-end");
+    // Entered as 13:01 in Berlin (12:01 UTC), for an hour; the clock reads 12:00 UTC.
+    const once = (
+      await window({
+        title: "Upgrade",
+        sites: [id],
+        start: "2026-11-21T13:01",
+        timeZone: "Europe/Berlin",
+        durationMinutes: 60,
+      })
+    ).json.data;
+    expect(once).toMatchObject({ start: "2026-11-21T13:01", timeZone: "Europe/Berlin" });
+    expect(once.next).toEqual({ startsAt: "2026-11-21T12:01:00.000Z", endsAt: "2026-11-21T13:01:00.000Z" });
+    // Not under way yet: nothing to end.
+    const early = await api.post(`/public/v1/maintenance-windows/${once.id}/end`);
+    expect(early.status).toBe(409);
+    expect(early.json).toMatchObject({ success: false, error: "conflict" });
+    await minute(5);
+    expect((await view()).items[0]?.status).toBe("maintenance");
+    expect(await store.db.selectFrom("alert_outbox").selectAll().execute()).toEqual([]);
+
+    const ended = await api.post(`/public/v1/maintenance-windows/${once.id}/end`);
+    expect(ended.status, ended.text).toBe(200);
+    expect(ended.json.data).toMatchObject({ id: once.id, active: false, next: null, start: "2026-11-21T13:01" });
+    expect((await view()).maintenance).toEqual([]);
+    // The engine judges the site at once: the site is down, so the alert that waited goes out.
+    await made.engine.runOnce();
+    expect((await store.db.selectFrom("alert_outbox").select("type").execute()).map((r) => r.type)).toEqual([
+      "site.down",
+    ]);
+    expect((await view()).items[0]?.status).toBe("major_outage");
+    // Expanding the window again (an edit) does not bring the ended occurrence back.
+    const edited = await api.patch(`/public/v1/maintenance-windows/${once.id}`, { title: "Upgrade (done)" });
+    expect(edited.json.data).toMatchObject({ title: "Upgrade (done)", active: false, next: null });
+    expect((await api.post(`/public/v1/maintenance-windows/${once.id}/end`)).status).toBe(409);
+    // New times re-plan it (an end by mistake, undone by planning two hours from now on): under way again.
+    const replanned = await api.patch(`/public/v1/maintenance-windows/${once.id}`, {
+      start: "2026-11-21T13:05",
+      durationMinutes: 120,
+    });
+    expect(replanned.status, replanned.text).toBe(200);
+    expect(replanned.json.data).toMatchObject({ active: true, next: { endsAt: "2026-11-21T14:05:00.000Z" } });
+    expect((await api.post(`/public/v1/maintenance-windows/${once.id}/end`)).status).toBe(200);
+
+    // A daily window under way since 11:50 UTC: ended now, tomorrow's stays.
+    const daily = (
+      await window({
+        title: "Backup",
+        sites: [id],
+        start: "2026-11-21T11:50Z",
+        durationMinutes: 60,
+        recurrence: "FREQ=DAILY",
+      })
+    ).json.data;
+    expect(daily.active).toBe(true);
+    const stopped = await api.post(`/public/v1/maintenance-windows/${daily.id}/end`);
+    expect(stopped.status, stopped.text).toBe(200);
+    expect(stopped.json.data).toMatchObject({
+      active: false,
+      next: { startsAt: "2026-11-22T11:50:00.000Z", endsAt: "2026-11-22T12:50:00.000Z" },
+    });
+    expect((await api.post("/public/v1/maintenance-windows/mw_nope/end")).status).toBe(404);
+    const viewer = client(made.app, (await seedMember(store, owner.email, "viewer")).token);
+    expect((await viewer.post(`/public/v1/maintenance-windows/${daily.id}/end`)).status).toBe(403);
+  });
+
+  test("an edit changes title, sites, start, zone, duration and recurrence; the answer keeps the start as entered", async () => {
+    const a = (await site(targets.ok)).id;
+    const b = (await site(targets.ok)).id;
+    const w = (await window({ title: "One", sites: [a], start: "2026-12-01T02:00", durationMinutes: 30 })).json.data;
+    expect(w).toMatchObject({ timeZone: "UTC", next: { startsAt: "2026-12-01T02:00:00.000Z" } });
+    const res = await api.patch(`/public/v1/maintenance-windows/${w.id}`, {
+      title: "Two",
+      sites: [b],
+      start: "2026-12-06T02:00",
+      timeZone: "Europe/Berlin",
+      durationMinutes: 90,
+      recurrence: "FREQ=WEEKLY;BYDAY=SU",
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.data).toMatchObject({
+      title: "Two",
+      sites: [b],
+      start: "2026-12-06T02:00",
+      timeZone: "Europe/Berlin",
+      durationMinutes: 90,
+      recurrence: "FREQ=WEEKLY;BYDAY=SU",
+      next: { startsAt: "2026-12-06T01:00:00.000Z", endsAt: "2026-12-06T02:30:00.000Z" },
+    });
+    const zone = await api.patch(`/public/v1/maintenance-windows/${w.id}`, { timeZone: "Europe/Atlantis" });
+    expect(zone.status).toBe(400);
+    expect(zone.json.details[0].field).toBe("timeZone");
   });
 
   test("every item under way reads maintenance, also beyond the 10 windows a page lists", async () => {

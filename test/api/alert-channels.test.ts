@@ -1,9 +1,13 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { createMailer } from "../../server/anon/mail.ts";
 import { AlertEvent, type Channel } from "../../server/contract/alerts.ts";
 import { createLogger } from "../../server/log.ts";
 import type { Store } from "../../server/store/store.ts";
@@ -243,6 +247,48 @@ describeStores("alert channels", (kind) => {
     expect(mails[0]).toContain("Test alert from Porchlight");
   });
 
+  test("without SMTP_URL a test e-mail is a file, and the answer names no path of the server's", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "porchlight-mail-"));
+    try {
+      const fileApp = makeApp(store, {
+        env: { PORCHLIGHT_DATA_DIR: dataDir },
+        mailer: createMailer({ from: "porchlight@localhost", dataDir, logger: createLogger("silent") }),
+      }).app;
+      const fileApi = client(fileApp, owner.token);
+      const made = (
+        await fileApi.post("/public/v1/alert-channels", {
+          name: "Mail",
+          type: "email",
+          config: { to: ["ops@example.com"] },
+        })
+      ).json.data;
+      const res = await fileApi.post(`/public/v1/alert-channels/${made.id}/test`);
+      expect(res.status, res.text).toBe(200);
+      const { delivery } = res.json.data;
+      expect(delivery.ok).toBe(true);
+      expect(delivery.response).toMatch(/^written to the server's mail folder as [\w.-]+\.eml \(no SMTP_URL is set\)$/);
+      expect(res.text).not.toContain(dataDir);
+      expect(readdirSync(join(dataDir, "mail"))).toHaveLength(1);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("the list is newest first, as every other list", async () => {
+    const stranger = client(app, (await seedOwner(store, "stack")).token);
+    for (const name of ["First", "Second", "Third"]) {
+      const res = await stranger.post("/public/v1/alert-channels", {
+        name,
+        type: "webhook",
+        config: { url: `${receiver.origin}/${name}` },
+      });
+      expect(res.status).toBe(201);
+      clock.advance(1000);
+    }
+    const names = (await stranger.get("/public/v1/alert-channels")).json.data.channels.map((c: Channel) => c.name);
+    expect(names).toEqual(["Third", "Second", "First"]);
+  });
+
   test("a receiver's error, an untrusted certificate and a refused address are answered as such, never thrown", async () => {
     const made = await create({ name: "Flaky", type: "webhook", config: { url: `${receiver.origin}/flaky` } });
     answer = [500, "upstream broke"];
@@ -344,6 +390,56 @@ describeStores("alert channels", (kind) => {
     expect(refused.status).toBe(400);
     expect(refused.json.details[0]).toMatchObject({ field: "config.url" });
     expect(refused.json.details[0].message).toMatch(/loopback/);
+  });
+
+  test("rotating a webhook's secret: the test delivery verifies with the new one only; other types 400, unknown 404, viewers 403", async () => {
+    const made = await create({ name: "Hook", type: "webhook", config: { url: `${receiver.origin}/r` } });
+    const rotated = await api.post(`/public/v1/alert-channels/${made.id}/rotate-secret`);
+    expect(rotated.status, rotated.text).toBe(200);
+    const secret = rotated.json.data.secret as string;
+    expect(secret).toMatch(/^whsec_[0-9a-f]{48}$/);
+    expect(secret).not.toBe(made.secret);
+    await sendTest(made.id);
+    const [request] = received;
+    const now = Math.floor(clock.now().getTime() / 1000);
+    expect(verifyWebhook(secret, request?.headers ?? {}, request?.body ?? "", now)).toBe(true);
+    expect(verifyWebhook(made.secret as string, request?.headers ?? {}, request?.body ?? "", now)).toBe(false);
+
+    const slack = await create({ name: "Chat", type: "slack", config: { url: `${receiver.origin}${SLACK_URL_PATH}` } });
+    const refused = await api.post(`/public/v1/alert-channels/${slack.id}/rotate-secret`);
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ success: false, error: "validation_failed", details: [{ field: "type" }] });
+    const unknown = await api.post("/public/v1/alert-channels/ch_000000000000000000000000/rotate-secret");
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ success: false, error: "not_found" });
+    const viewer = client(app, (await seedMember(store, owner.email, "viewer")).token);
+    expect((await viewer.post(`/public/v1/alert-channels/${made.id}/rotate-secret`)).status).toBe(403);
+  });
+
+  test("an edit and a rotation rewrite the sealed config whole: a write based on a read that is no longer current changes nothing", async () => {
+    const made = await create({ name: "Hook", type: "webhook", config: { url: `${receiver.origin}/r` } });
+    const read = await store.db.selectFrom("alert_channels").selectAll().where("id", "=", made.id).executeTakeFirst();
+    const before = read as NonNullable<typeof read>;
+    // Another write lands between this read and its write (a rotation in another tab, say).
+    clock.advance(1000);
+    expect((await api.post(`/public/v1/alert-channels/${made.id}/rotate-secret`)).status).toBe(200);
+    const stale = await store.alerts.updateChannel(
+      before.workspace_id,
+      made.id,
+      { config: before.config, updated_at: clock.now().toISOString() },
+      before.updated_at,
+    );
+    expect(stale).toBeUndefined();
+    const after = await store.db.selectFrom("alert_channels").selectAll().where("id", "=", made.id).executeTakeFirst();
+    expect(after?.config).not.toBe(before.config);
+    // Based on the current read, it is written.
+    const current = await store.alerts.updateChannel(
+      before.workspace_id,
+      made.id,
+      { name: "Renamed", updated_at: clock.now().toISOString() },
+      after?.updated_at,
+    );
+    expect(current?.name).toBe("Renamed");
   });
 
   test("rename, turn off, replace the settings (a webhook keeps its secret), delete; another workspace sees none", async () => {

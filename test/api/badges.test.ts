@@ -96,7 +96,10 @@ describeStores("status badges", (kind) => {
     expect(await json("/badge/acme/status.json")).toMatchObject({ message: "degraded", color: "yellow" });
     clock.advance(60_000);
     await made.engine.runOnce();
-    expect(await json(`/badge/acme/${apiItem.id}/status.json`)).toMatchObject({ message: "outage", color: "red" });
+    expect(await json(`/badge/acme/${apiItem.id}/status.json`)).toMatchObject({
+      message: "major outage",
+      color: "red",
+    });
     expect(await json("/badge/acme/status.json")).toMatchObject({ message: "partial outage", color: "orange" });
 
     const time = await json(`/badge/acme/${web.id}/response-time.json`);

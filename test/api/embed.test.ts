@@ -17,9 +17,13 @@ import { sqliteKind, testConfig, useStore } from "../helpers.ts";
  * the script from 12,138 to about 12,470 bytes; issue 17 allows 13 KB. Issue 18's maintenance (an item's
  * maintenance status, the banner's "Under maintenance", the windows under way and coming, marked in progress or
  * scheduled) took it from 13,305 bytes to 13,436, past 13 KB even after a second minifier pass (terser) won back 52:
- * 13.25 KB is the figure proposed.
+ * 13.25 KB is the figure proposed. Issue 27's reading work (statuses by shape, graded day bars and their tooltip,
+ * active incidents first with folded updates, maintenance, the finished prompt with the page's name and logo from a
+ * password page's 401 or a framed page's data) took it to about 15,085 bytes; trimming without a change of behaviour
+ * or looks (a redundant CSS rule, an unstyled wrapper, a message-key list the embed never reads) won back 15: 15,070,
+ * rounded up to 128 bytes.
  */
-const BUDGET_GZIP_BYTES = 13.25 * 1024;
+const BUDGET_GZIP_BYTES = 14.75 * 1024;
 
 // dist/embed is built by the test run's global setup, exactly as `npm run build` builds it.
 const script = readFileSync(join(EMBED_DIR, "porchlight.js"));

@@ -79,10 +79,12 @@ describeStores("the services an incident affected", (kind) => {
     });
     expect(res.status, JSON.stringify(res.json)).toBe(201);
     const created = IncidentEnvelope.parse(res.json).data;
+    // Ids alone take the status of the impact, none here: operational, which moves nothing.
+    expect(created.impact).toBe("none");
     const all = [
-      { id: Website, label: "Website" },
-      { id: Checkout, label: "Checkout" },
-      { id: Search, label: "Search" },
+      { id: Website, label: "Website", status: "operational" },
+      { id: Checkout, label: "Checkout", status: "operational" },
+      { id: Search, label: "Search", status: "operational" },
     ];
     expect(created.affected).toEqual(all);
     expect((await owned(page.id, created.id))?.affected).toEqual(all);
@@ -169,14 +171,16 @@ describeStores("the services an incident affected", (kind) => {
         updated_at: at,
         site_id: page.siteIds.Search as string,
         source: "automatic",
+        impact: "critical",
+        published_at: at,
       },
       "Search is down: it answered with an error (HTTP 503).",
     );
-    expect((await owned(page.id, id))?.affected).toEqual([{ id: page.items.Search, label: "Search" }]);
+    // Its site's items take the status its impact speaks of.
+    const search = { id: page.items.Search, label: "Search", status: "major_outage" };
+    expect((await owned(page.id, id))?.affected).toEqual([search]);
     // The page's view is rebuilt on its next read (the engine signals the change; here its time passes).
     clock.advance(3_600_000);
-    expect((await anon(page.slug)).incidents.find((i) => i.id === id)?.affected).toEqual([
-      { id: page.items.Search, label: "Search" },
-    ]);
+    expect((await anon(page.slug)).incidents.find((i) => i.id === id)?.affected).toEqual([search]);
   });
 });

@@ -92,7 +92,7 @@ describeStores("a status page's logo and favicon", (kind) => {
     expect(html).not.toContain("data-status");
   });
 
-  test("without a favicon the page's icon is a disc in its status's colour; a protected page shows no logo", async () => {
+  test("without a favicon the page's icon is a disc in its status's colour; a protected page's prompt shows its logo", async () => {
     const { slug } = await newPage({ logo: "https://cdn.example.com/acme.png" });
     const html = await (await app.request(`/${slug}`)).text();
     // No items: unknown, grey.
@@ -103,9 +103,9 @@ describeStores("a status page's logo and favicon", (kind) => {
       password: "correct horse",
       logo: "https://cdn.example.com/secret.png",
     });
+    // Issue 27: the prompt names the page with its logo, as the page itself does.
     const prompt = await (await app.request(`/${locked.slug}`)).text();
-    expect(prompt).not.toContain("secret.png");
-    expect(prompt).toContain('<h1 class="vh">');
+    expect(prompt).toContain('<img src="https://cdn.example.com/secret.png"');
     // The unlocked view names it.
     const view = await app.request(`/public/v1/status-page/${locked.slug}`, {
       headers: { "x-status-page-password": "correct horse" },

@@ -88,6 +88,8 @@ describeStores("public status page reads", (kind) => {
       last_check: null,
     });
     expect(view.items[0]?.history.map((h) => h.uptime)).toEqual([98, 99, 100]);
+    // The engine's minutes down each day (5 a failed check, as seeded), which the tooltip says.
+    expect(view.items[0]?.history.map((h) => h.downtime_minutes)).toEqual([10, 5, undefined]);
     expect(view.items[1]).toMatchObject({ uptime: null, history: [] });
     expect(view.incidents.map((i) => i.title)).toEqual(["Slow checkout"]);
     expect(JSON.stringify(view)).not.toContain("Secret");
@@ -121,7 +123,7 @@ describeStores("public status page reads", (kind) => {
     for (const [state, status] of [
       ["healthy", "operational"],
       ["degraded", "degraded"],
-      ["unhealthy", "outage"],
+      ["unhealthy", "major_outage"],
     ]) {
       await store.db.updateTable("sites").set({ state }).where("id", "=", id).execute();
       clock.advance(60_000); // past the view TTL: a change made outside this process is seen

@@ -146,10 +146,13 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
       id: String(page.id),
       itemId: String(item.id),
       incidentId: String(incident.id),
+      updateId: String(incident.updates[0].id),
       channelId: channel.id,
       slug: page.slug,
       // Well formed; no snapshot was ever asked for.
       snapshotId: "AAAAAAAAAAAAAAAAAAAAAA",
+      // Well formed; names no push site.
+      token: "A".repeat(32),
     };
     ops = operations((await api.get("/public/v1/openapi.json")).json);
   });
@@ -245,6 +248,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     if (op.path.endsWith("/updates")) return { status: "resolved", message: "m" };
     if (op.path.endsWith("/incidents")) return { title: "t", message: "m" };
     if (op.path.endsWith("{incidentId}")) return { title: "t" };
+    if (op.path.endsWith("{updateId}")) return { message: "m" };
     if (op.path.endsWith("/alert-rule") || op.path.endsWith("/alert-rules/default")) return { channels: "all" };
     if (op.path.startsWith("/public/v1/site/")) return { name: "x" };
     if (op.path === "/public/v1/alert-channels")
@@ -390,9 +394,11 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
       password: "a long password",
       theme: { mode: "dark", accentColor: "#000000" },
       customDomain: "status.example.com",
+      incidentPolicy: { publish: "draft", template: { title: "{service} is down", recovered: "{service} is back." } },
     },
     "DELETE /public/v1/status-pages/{id}": { confirmName: "P" },
     "POST /public/v1/status-pages/{id}/items": { siteId: ids.siteId, label: "L" },
+    "POST /public/v1/sites/target-check": { url: "https://example.com/" },
     "PATCH /public/v1/status-pages/{id}/items/{itemId}": { label: "L" },
     "POST /public/v1/status-pages/{id}/incidents": {
       title: "t",
@@ -402,7 +408,15 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
       resolvedAt: "2026-11-20T11:00:00.000Z",
     },
     "POST /public/v1/status-pages/{id}/incidents/{incidentId}/updates": { status: "monitoring", message: "m" },
-    "PATCH /public/v1/status-pages/{id}/incidents/{incidentId}": { title: "t" },
+    "PATCH /public/v1/status-pages/{id}/incidents/{incidentId}": {
+      title: "t",
+      impact: "minor",
+      items: [{ id: Number(ids.itemId), status: "degraded" }],
+    },
+    "PATCH /public/v1/status-pages/{id}/incidents/{incidentId}/updates/{updateId}": {
+      message: "m",
+      at: "2026-11-20T10:00:00.000Z",
+    },
     "POST /public/v1/alert-channels": {
       name: "N",
       type: "webhook",

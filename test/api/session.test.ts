@@ -408,7 +408,7 @@ describeStores("dashboard sessions", (kind) => {
     const token = await passwordLink(store(), owner.email, ctx.clock.now());
     const short = await ctx.browser().post("/public/v1/account-links/use", { token, password: "short" });
     expect(short.status).toBe(400);
-    expect(short.json.details).toEqual([{ field: "password", message: "must be at least 12 characters" }]);
+    expect(short.json.details).toEqual([{ field: "password", message: "Use at least 12 characters." }]);
     expect((await ctx.browser().post("/public/v1/account-links/use", { token, password: PASSWORD })).status).toBe(200);
   });
 

@@ -3,7 +3,7 @@
  * times per site, polled with ETag), a site's raw recent checks, and a site's incidents across the pages.
  */
 import { expect, test } from "vitest";
-import { client, describeStores, makeApp, seedOwner, seedStatusPage, useStore } from "../helpers.ts";
+import { client, describeStores, makeApp, seedOwner, seedStatusPage, TestClock, useStore } from "../helpers.ts";
 
 describeStores("the dashboard's site reads", (kind) => {
   const opened = useStore(kind);
@@ -35,6 +35,63 @@ describeStores("the dashboard's site reads", (kind) => {
     // Another workspace sees none of them.
     const stranger = client(app, (await seedOwner(opened.store)).token);
     expect((await stranger.get("/public/v1/sites/overview")).json.data.sites).toEqual([]);
+  });
+
+  test("the overview's recent hours: each hour's mean of successful checks, oldest first, for the sparkline's first day", async () => {
+    // Half past noon: the window is 13:00 yesterday to now, 24 whole UTC hours with the current one.
+    const { app, clock } = makeApp(opened.store, { clock: new TestClock(new Date("2026-11-21T12:30:00.000Z")) });
+    const owner = await seedOwner(opened.store);
+    const call = client(app, owner.token);
+    const add = async (name: string) =>
+      (await call.post("/public/v1/sites", { url: `https://${name}.example`, name })).json.data.id as string;
+    const [web, api, quiet] = [await add("web"), await add("api"), await add("quiet")];
+    const result = (siteId: string, at: string, responseMs: number, ok = 1) => ({
+      site_id: siteId,
+      region: "local",
+      at,
+      ok,
+      slow: 0,
+      status_code: ok ? 200 : null,
+      response_ms: responseMs,
+      error: ok ? null : "timeout",
+      timings: "{}",
+    });
+    await opened.store.db
+      .insertInto("check_results")
+      .values([
+        // Before the window by a minute: left out.
+        result(web, "2026-11-20T12:59:00.000Z", 5000),
+        // The window's first hour.
+        result(web, "2026-11-20T13:00:00.000Z", 40),
+        // Only a failed check: the hour is left out, and a failure's time never counts.
+        result(web, "2026-11-21T10:15:00.000Z", 9000, 0),
+        result(web, "2026-11-21T11:05:00.000Z", 91),
+        result(web, "2026-11-21T11:06:00.000Z", 92),
+        result(web, "2026-11-21T11:30:00.000Z", 9000, 0),
+        result(web, "2026-11-21T12:20:00.000Z", 200),
+        result(web, "2026-11-21T12:10:00.000Z", 100),
+        result(api, "2026-11-21T12:01:00.000Z", 50),
+      ])
+      .execute();
+    const res = await call.get("/public/v1/sites/overview?perPage=25");
+    expect(res.status).toBe(200);
+    const recentOf = (id: string) => res.json.data.sites.find((s: { site: { id: string } }) => s.site.id === id).recent;
+    expect(recentOf(web)).toEqual([
+      { at: "2026-11-20T13:00:00.000Z", responseMs: 40 },
+      // 91.5 rounds up on both stores (PostgreSQL's avg is numeric).
+      { at: "2026-11-21T11:00:00.000Z", responseMs: 92 },
+      { at: "2026-11-21T12:00:00.000Z", responseMs: 150 },
+    ]);
+    expect(recentOf(api)).toEqual([{ at: "2026-11-21T12:00:00.000Z", responseMs: 50 }]);
+    expect(recentOf(quiet)).toEqual([]);
+    // An hour later the window has moved on: yesterday's 13:00 is out.
+    clock.advance(3_600_000);
+    const later = await call.get("/public/v1/sites/overview?perPage=25");
+    const webLater = later.json.data.sites.find((s: { site: { id: string } }) => s.site.id === web);
+    expect(webLater.recent.map((h: { at: string }) => h.at)).toEqual([
+      "2026-11-21T11:00:00.000Z",
+      "2026-11-21T12:00:00.000Z",
+    ]);
   });
 
   test("recent checks: the last hours' raw results, newest first; hours bounded; another workspace's is a 404", async () => {

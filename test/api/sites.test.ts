@@ -111,6 +111,42 @@ describeStores("sites API", (kind) => {
     expect(body.data.id).toBe(site.id);
   });
 
+  test("GET sends a strong ETag: 304 without a body while nothing changed, a new ETag after a change", async () => {
+    const site = await createSite();
+    const path = `/public/v1/site/${site.id}`;
+    const first = await api.get(path);
+    expect(first.status).toBe(200);
+    const etag = first.headers.get("etag") as string;
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    expect(first.headers.get("cache-control")).toBe("private, no-cache");
+    const again = await api.get(path, { "if-none-match": etag });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe("");
+    expect(again.headers.get("etag")).toBe(etag);
+    expect((await api.patch(path, { name: "Renamed" })).status).toBe(200);
+    const changed = await api.get(path, { "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(DetailEnvelope.parse(changed.json).data.name).toBe("Renamed");
+    const newer = changed.headers.get("etag") as string;
+    expect(newer).not.toBe(etag);
+    expect((await api.get(path, { "if-none-match": newer })).status).toBe(304);
+  });
+
+  test("the list sends an ETag too: the dashboard's poll of it gets 304 while nothing changed", async () => {
+    const site = await createSite();
+    const path = "/public/v1/sites?perPage=50";
+    const first = await api.get(path);
+    const etag = first.headers.get("etag") as string;
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    const again = await api.get(path, { "if-none-match": etag });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe("");
+    expect((await api.patch(`/public/v1/site/${site.id}`, { name: "Renamed" })).status).toBe(200);
+    const changed = await api.get(path, { "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+  });
+
   test("PATCH changes writable fields, counts __v, derives status from pause, and never updates legacyStatus", async () => {
     const site = await createSite();
     const res = await api.patch(`/public/v1/site/${site.id}`, {
@@ -206,7 +242,7 @@ describeStores("sites API", (kind) => {
     expect(second.json.data.sites.map((s: { id: string }) => s.id)).toEqual(ids.slice(0, 2).reverse());
     const bad = await c.get("/public/v1/sites?perPage=11");
     expect(bad.status).toBe(400);
-    expect(bad.json.message).toContain("10, 25, 50");
+    expect(bad.json.message).toContain("10, 25 or 50");
   });
 
   test("another workspace's site answers 404 exactly like a missing one", async () => {
@@ -287,6 +323,70 @@ describeStores("sites API", (kind) => {
     const res = await api.get(`/public/v1/site/${site.id}?statDays=30`);
     expect(res.json.data.uptimeSummary.daysCount).toBe(3);
     expect(res.json.data.stat).toHaveLength(3);
+  });
+
+  test("tags: trimmed, lower-cased, repeats once, order kept; the list, the overview and the tag counts filter by them", async () => {
+    const created = await createSite({ name: "Tagged", tags: [" Production ", "EU west", "production", "api_v2.1"] });
+    expect(created.tags).toEqual(["production", "eu west", "api_v2.1"]);
+    expect((await createSite({ name: "Untagged" })).tags).toEqual([]);
+    const other = await createSite({ name: "Other", tags: ["staging", "eu west"] });
+    const patched = await api.patch(`/public/v1/site/${other.id}`, { tags: ["Staging", "EU West", "api_v2.1"] });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.json.data.tags).toEqual(["staging", "eu west", "api_v2.1"]);
+    // A patch without tags keeps them.
+    expect((await api.patch(`/public/v1/site/${other.id}`, { name: "Other 2" })).json.data.tags).toEqual([
+      "staging",
+      "eu west",
+      "api_v2.1",
+    ]);
+
+    const names = (res: { json: { data: { sites: { name?: string; site?: { name: string } }[] } } }) =>
+      res.json.data.sites.map((s) => s.name ?? s.site?.name).sort();
+    const listed = await api.get("/public/v1/sites?tag=EU%20West&perPage=50");
+    expect(listed.status, listed.text).toBe(200);
+    expect(names(listed)).toEqual(["Other 2", "Tagged"]);
+    expect(listed.json.data.pagination.total).toBe(2);
+    expect(names(await api.get("/public/v1/sites?tag=production&perPage=50"))).toEqual(["Tagged"]);
+    // An underscore and a dot are themselves, not patterns; a tag's part matches nothing.
+    expect(names(await api.get("/public/v1/sites?tag=api_v2.1&perPage=50"))).toEqual(["Other 2", "Tagged"]);
+    expect(names(await api.get("/public/v1/sites?tag=apixv2x1&perPage=50"))).toEqual([]);
+    expect(names(await api.get("/public/v1/sites?tag=prod&perPage=50"))).toEqual([]);
+    const overview = await api.get("/public/v1/sites/overview?tag=STAGING");
+    expect(overview.status, overview.text).toBe(200);
+    expect(names(overview)).toEqual(["Other 2"]);
+    expect(overview.json.data.sites[0].site.tags).toEqual(["staging", "eu west", "api_v2.1"]);
+
+    const tags = await api.get("/public/v1/sites/tags");
+    expect(tags.status, tags.text).toBe(200);
+    expect(tags.json.data.tags).toEqual([
+      { tag: "api_v2.1", count: 2 },
+      { tag: "eu west", count: 2 },
+      { tag: "production", count: 1 },
+      { tag: "staging", count: 1 },
+    ]);
+    // Another workspace's tags are not counted.
+    const stranger = client(app, (await seedOwner(store, "free")).token);
+    expect((await stranger.get("/public/v1/sites/tags")).json.data.tags).toEqual([]);
+    expect((await stranger.get("/public/v1/sites?tag=production")).json.data.sites).toEqual([]);
+  });
+
+  test("bad tags are refused naming the tag; a bad tag filter too", async () => {
+    for (const [tags, field] of [
+      [Array.from({ length: 11 }, (_, i) => `t${i}`), "tags"],
+      [["ok", "   "], "tags.1"],
+      [["x".repeat(33)], "tags.0"],
+      [["a/b"], "tags.0"],
+      [['quote"d'], "tags.0"],
+      ["production", "tags"],
+    ] as const) {
+      const res = await api.post("/public/v1/sites", { url: "https://example.com", name: "Bad", tags });
+      expect(res.status, JSON.stringify(tags)).toBe(400);
+      expect(res.json).toMatchObject({ success: false, error: "validation_failed" });
+      expect(res.json.details.map((d: { field: string }) => d.field)).toContain(field);
+    }
+    const res = await api.get("/public/v1/sites?tag=a%2Fb");
+    expect(res.status).toBe(400);
+    expect(res.json.details[0].field).toBe("tag");
   });
 
   test("the list parses against its schema", async () => {

@@ -161,7 +161,7 @@ describeStores("status pages API", (kind) => {
       const res = await api.get(`/public/v1/status-pages?${bad}`);
       expect(res.status, bad).toBe(400);
     }
-    expect((await api.get("/public/v1/status-pages?perPage=7")).json.message).toContain("10, 25, 50");
+    expect((await api.get("/public/v1/status-pages?perPage=7")).json.message).toContain("10, 25 or 50");
   });
 
   test("PATCH merges theme and display, changes visibility and password rules", async () => {

@@ -5,7 +5,7 @@
  */
 import { expect, test } from "vitest";
 import { z } from "zod";
-import { Envelope, Pagination } from "../../server/contract/common.ts";
+import { Envelope, ErrorEnvelope, Pagination } from "../../server/contract/common.ts";
 import { PublicStatusPage, StatusPage } from "../../server/contract/status-page.ts";
 import type { Store } from "../../server/store/store.ts";
 import { readStaticPages } from "../../server/views/static-site.ts";
@@ -92,6 +92,55 @@ describeStores("visibility: password-protected out, password accepted in", (kind
     expect((await asked.json()).error).toBe("sign_in_required");
   });
 
+  test("a password page's 401 carries its name, logo and accent for the prompt; a private page's carries none", async () => {
+    const theme = { mode: "dark", accentColor: "#b45309" };
+    const logo = "https://example.com/acme-logo.png";
+    const locked = await create({
+      name: "Acme Locked",
+      description: "Secret description",
+      visibility: "password",
+      password: PASSWORD,
+      theme,
+      logo,
+    });
+    const plain = await create({ name: "Acme Plain", visibility: "password", password: PASSWORD });
+    const inner = await create({ name: "Acme Inner", visibility: "private", theme, logo });
+    const read = async (slug: string, headers: Record<string, string> = {}) => {
+      const res = await app.request(`/public/v1/status-page/${slug}`, { headers });
+      // The raw answer (a parse would drop fields the schema does not name), checked against the schema too.
+      const body = await res.json();
+      ErrorEnvelope.parse(body);
+      return { status: res.status, body: body as ErrorEnvelope };
+    };
+    const asked = await read(locked.slug);
+    expect(asked.status).toBe(401);
+    expect(asked.body.error).toBe("password_required");
+    // Exactly the three fields, and nothing else of the page.
+    expect(asked.body.page).toStrictEqual({ name: "Acme Locked", logo, accentColor: "#b45309" });
+    expect(Object.keys(asked.body).sort()).toEqual(["code", "error", "message", "page", "success"]);
+    const wrong = await read(locked.slug, { "x-status-page-password": "wrong horse" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe("password_incorrect");
+    expect(wrong.body.page).toStrictEqual({ name: "Acme Locked", logo, accentColor: "#b45309" });
+    expect(JSON.stringify(wrong.body)).not.toContain("Secret description");
+    // Without a logo or theme: null and the default accent.
+    expect((await read(plain.slug)).body.page).toStrictEqual({
+      name: "Acme Plain",
+      logo: null,
+      accentColor: "#2563eb",
+    });
+    // A private page's refusal names nothing of it.
+    const members = await read(inner.slug);
+    expect(members.status).toBe(401);
+    expect(members.body.error).toBe("sign_in_required");
+    expect(members.body).not.toHaveProperty("page");
+    expect(JSON.stringify(members.body)).not.toContain("Acme Inner");
+    // A public page's 404 neither.
+    const missing = await read("no-such-page-here");
+    expect(missing.status).toBe(404);
+    expect(missing.body).not.toHaveProperty("page");
+  });
+
   test.each(["password", "password-protected"])("PATCH to %s makes a page password-protected", async (visibility) => {
     const page = await create({});
     const missing = await api.patch(`/public/v1/status-pages/${page.id}`, { visibility });
@@ -132,7 +181,7 @@ describeStores("visibility: password-protected out, password accepted in", (kind
       });
       expect(res.status).toBe(400);
       expect(res.json.details).toEqual([
-        { field: "password", message: "can only be set when visibility is password-protected" },
+        { field: "password", message: "Set a password only on a password-protected page." },
       ]);
     }
     const page = await create({ visibility: "private" });
@@ -154,9 +203,7 @@ describeStores("visibility: password-protected out, password accepted in", (kind
       expect(patched.status).toBe(400);
       expect(patched.json.details.map((d: { field: string }) => d.field)).toEqual(["visibility"]);
       if (typeof visibility === "string") {
-        expect(created.json.details[0].message).toBe(
-          "must be public, private or password-protected (password is accepted for password-protected)",
-        );
+        expect(created.json.details[0].message).toBe("Choose public, private or password-protected.");
       }
       expect(await stored(page.id)).toBe("public");
       const after = ListEnvelope.parse((await api.get("/public/v1/status-pages?perPage=50")).json).data.pagination

@@ -14,7 +14,10 @@ import {
 } from "../../server/engine/judge.ts";
 import type { DueCheck, Outcome } from "../../server/engine/outcome.ts";
 import type { ResultSummary } from "../../server/engine/verdict.ts";
-import type { Showing } from "../../server/store/checks.ts";
+import type { AutomaticIncident, Showing, ShowingItem } from "../../server/store/checks.ts";
+
+const IMMEDIATELY = JSON.stringify({ publish: "immediately" });
+
 import type { SiteRow } from "../../server/store/schema.ts";
 
 const NOW = Date.parse("2026-11-21T12:00:00Z");
@@ -59,7 +62,17 @@ function site(overrides: Partial<SiteRow> = {}): SiteRow {
     judged_at: iso(NOW - MIN),
     down_since: null,
     reminded: null,
-    alerted_at: null,
+    // An outage stored before a rule's confirmations: its down alert was sent as it began.
+    alerted_at: overrides.down_since ?? null,
+    flap: null,
+    tags: "[]",
+    settings: "{}",
+    push_token_hash: null,
+    push_since: null,
+    push_last_at: null,
+    push_last_status: null,
+    push_last_message: null,
+    push_last_ms: null,
     in_maintenance: 0,
     rejudge_at: null,
     // Judged a moment ago: conditions are not due unless a row says so.
@@ -98,7 +111,10 @@ function outcome(siteId: string, at: number, overrides: Partial<Outcome> = {}): 
 }
 
 /** What judging reads, and what the pages show of the sites (read for the moving ones only, as record.ts does). */
-type Given = JudgeInput & Showing;
+type Given = JudgeInput & {
+  items: (Pick<ShowingItem, "page_id" | "site_id" | "label"> & Partial<ShowingItem>)[];
+  openIncidents: (Pick<AutomaticIncident, "id" | "page_id" | "site_id" | "status"> & Partial<AutomaticIncident>)[];
+};
 
 function input(overrides: Partial<Given> = {}): Given {
   return {
@@ -122,9 +138,14 @@ function input(overrides: Partial<Given> = {}): Given {
 function judged(given: Given) {
   const j = judge(given);
   const moving = new Set(j.moves.map((m) => m.siteId));
-  const showing = {
-    items: given.items.filter((i) => moving.has(i.site_id)),
-    openIncidents: given.openIncidents.filter((i) => i.site_id !== null && moving.has(i.site_id)),
+  // Pages that publish at once, items added long ago, incidents open since an hour: what these tests were written for.
+  const showing: Showing = {
+    items: given.items
+      .filter((i) => moving.has(i.site_id))
+      .map((i, n) => ({ id: n + 1, created_at: iso(NOW - 86_400_000), incident_policy: IMMEDIATELY, ...i })),
+    incidents: given.openIncidents
+      .filter((i) => i.site_id !== null && moving.has(i.site_id))
+      .map((i) => ({ started_at: iso(NOW - 3_600_000), resolved_at: null, ...i })),
   };
   return { ...j, incidents: incidentWrites(j.moves, showing, given.now) };
 }
@@ -172,8 +193,18 @@ describe("judge: state and incidents", () => {
         summary: expect.stringContaining("Down"),
         reason: "HTTP 500",
         state: "unhealthy",
+        downSince: iso(NOW),
+        cooldownMinutes: 15,
       },
-      { siteId: "site-c", move: "resolve", summary: expect.stringContaining("Up"), reason: null, state: "healthy" },
+      {
+        siteId: "site-c",
+        move: "resolve",
+        summary: expect.stringContaining("Up"),
+        reason: null,
+        state: "healthy",
+        downSince: iso(NOW - 10 * MIN),
+        cooldownMinutes: 15,
+      },
     ]);
   });
 
@@ -196,7 +227,7 @@ describe("judge: state and incidents", () => {
         kind: "open",
         incident: {
           page_id: 7,
-          title: "Shop is down",
+          title: "Shop is unavailable",
           status: "investigating",
           started_at: at,
           resolved_at: null,
@@ -204,12 +235,19 @@ describe("judge: state and incidents", () => {
           updated_at: at,
           site_id: "site-a",
           source: "automatic",
+          impact: "critical",
+          published_at: at,
+          publish_at: null,
         },
-        message: "Shop is down: it answered with an error (HTTP 500).",
+        // The page's template in plain words; the failing check's error is the owner's detail.
+        message: "We are seeing problems reaching Shop and are looking into it.",
+        detail: "HTTP 500",
+        at,
+        items: [{ item_id: 1, status: "major_outage" }],
       },
       expect.objectContaining({
         kind: "open",
-        incident: expect.objectContaining({ page_id: 8, title: "Our shop is down" }),
+        incident: expect.objectContaining({ page_id: 8, title: "Our shop is unavailable" }),
       }),
     ]);
   });
@@ -227,7 +265,8 @@ describe("judge: state and incidents", () => {
         pageId: 7,
         incidentId: 41,
         status: "identified",
-        message: "Shop is down: it answered with an error (HTTP 500).",
+        message: "We are seeing problems reaching Shop and are looking into it.",
+        detail: "HTTP 500",
         at: iso(NOW),
       },
     ]);
@@ -248,7 +287,8 @@ describe("judge: state and incidents", () => {
         pageId: 7,
         incidentId: 41,
         status: "resolved",
-        message: "Shop is working again.",
+        message: "Shop is available again. It was unavailable for 10 minutes.",
+        detail: null,
         at: iso(NOW),
       },
     ]);
@@ -499,7 +539,7 @@ describe("judge is pure", () => {
       ["site-a", "healthy"],
     ]);
     expect(j.incidents).toEqual([
-      expect.objectContaining({ kind: "open", incident: expect.objectContaining({ title: "Blog is down" }) }),
+      expect.objectContaining({ kind: "open", incident: expect.objectContaining({ title: "Blog is unavailable" }) }),
     ]);
     expect(given).toEqual(copy);
   });
@@ -563,7 +603,10 @@ describe("what an automatic incident tells visitors", () => {
     expect(j.incidents).toEqual([
       expect.objectContaining({
         kind: "open",
-        message: "Shop is down in 2 of 3 regions: it answered with an error (HTTP 500).",
+        incident: expect.objectContaining({ impact: "major" }),
+        message: "We are seeing problems reaching Shop and are looking into it.",
+        detail: "HTTP 500 (down in 2 of 3 regions)",
+        items: [{ item_id: 1, status: "partial_outage" }],
       }),
     ]);
   });
@@ -576,7 +619,12 @@ describe("what an automatic incident tells visitors", () => {
       }),
     );
     expect(j.incidents).toEqual([
-      expect.objectContaining({ kind: "open", message: "Shop is down: it answered with an error (HTTP 500)." }),
+      expect.objectContaining({
+        kind: "open",
+        incident: expect.objectContaining({ impact: "critical" }),
+        detail: "HTTP 500",
+        items: [{ item_id: 1, status: "major_outage" }],
+      }),
     ]);
   });
 
@@ -595,7 +643,7 @@ describe("what an automatic incident tells visitors", () => {
       expect.objectContaining({
         incidentId: 41,
         status: "resolved",
-        message: "Our shop is working again, though not fully yet.",
+        message: "Our shop is available again. It was unavailable for 10 minutes.",
       }),
     ]);
   });

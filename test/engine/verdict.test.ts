@@ -95,6 +95,13 @@ describe("judgeHealth", () => {
     expect(judgeHealth(base(results)).state).toBe("healthy");
   });
 
+  test("a ping check that lost some of its pings is degraded, naming the loss; a later full answer is up", () => {
+    const [latest, before] = region("local", [18, 20]) as [ResultSummary, ResultSummary];
+    const lossy = judgeHealth(base([{ ...latest, lossPercent: 33.3333 }, before]));
+    expect(lossy).toMatchObject({ state: "degraded", summary: "Packet loss in local: 33% of pings unanswered." });
+    expect(judgeHealth(base([latest, { ...before, lossPercent: 66.6667 }])).state).toBe("healthy");
+  });
+
   test("order of the results does not matter", () => {
     const results = region("local", ["d", "d", "u"]).reverse();
     expect(judgeHealth(base(results)).state).toBe("unhealthy");

@@ -200,6 +200,19 @@ describe("site detail", () => {
     expect(viewerBody.data.stat).toHaveLength(30);
   });
 
+  test("a poll sending the ETag gets the app's 304, without a body, from the fast path too", async () => {
+    const path = `/public/v1/site/${siteId}`;
+    const first = await get(full.base, path, owner.token);
+    const etag = first.headers.get("etag") as string;
+    const poll = (base: string) =>
+      fetch(`${base}${path}`, { headers: { authorization: `Bearer ${owner.token}`, "if-none-match": etag } });
+    const [viaApp, viaFast] = [await poll(full.base), await poll(fastOnly.base)];
+    expect(viaApp.status).toBe(304);
+    expect(viaFast.status).toBe(304);
+    expect(await viaFast.text()).toBe("");
+    expect(comparable(viaFast.headers)).toEqual(comparable(viaApp.headers));
+  });
+
   test("the fast path declines unknown, revoked and foreign tokens, stale records and other methods; never serves old data", async () => {
     const path = `/public/v1/site/${siteId}`;
     await get(full.base, path, owner.token);

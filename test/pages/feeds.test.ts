@@ -10,7 +10,7 @@ const ATOM_NS = "http://www.w3.org/2005/Atom";
 const page = publicPageView({
   name: "Acme & Co",
   description: "Status of <Acme> services",
-  items: [{ ...publicPageView().items[0], status: "outage", last_check: "2026-11-21T09:59:00.000Z" }],
+  items: [{ ...publicPageView().items[0], status: "major_outage", last_check: "2026-11-21T09:59:00.000Z" }],
   incidents: [
     {
       id: 3,
@@ -282,6 +282,7 @@ describe("both feeds", () => {
       started_at: "2026-11-21T08:00:00.000Z",
       resolved_at: null,
       duration_minutes: null,
+      impact: "none",
       affected: [],
       updates: [{ timestamp: "2026-11-21T08:00:00.000Z", status: "investigating", message }],
     };

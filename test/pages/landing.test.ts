@@ -34,7 +34,8 @@ describeStores("GET /: the landing page", (kind) => {
     expect(html).toContain("<h1>Porchlight</h1>");
     expect(html).toContain('<meta name="color-scheme" content="light dark">');
     expect(html).toContain("@media (prefers-color-scheme:dark)");
-    expect(html).toContain('<a href="/docs">API reference</a>');
+    expect(html).toContain('<a href="/docs/">Documentation</a>');
+    expect(html).toContain('<a href="/docs/api/reference/">API reference</a>');
     expect(html).toContain('<a href="/public/v1/openapi.json">OpenAPI document</a>');
     expect(html).toContain("No public status pages yet.");
   });
@@ -133,7 +134,8 @@ describeStores("GET /: the landing page", (kind) => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-cache");
     const html = await res.text();
-    expect(html).toContain('<a href="/docs">API reference</a>');
+    expect(html).toContain('<a href="/docs/">Documentation</a>');
+    expect(html).toContain('<a href="/docs/api/reference/">API reference</a>');
     expect(html).toContain('<a href="/public/v1/openapi.json">OpenAPI document</a>');
     expect(html).not.toContain("open-page");
     expect(html).not.toContain('<h2 id="pages">');

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { PublicStatusPage } from "../../server/contract/status-page.ts";
+import { DEFAULT_INCIDENT_POLICY, type PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Store } from "../../server/store/store.ts";
 import { checkPage, loadSiteData } from "../../site/data.ts";
 import { client, describeStores, makeApp, seedOwner, seedStats, TestClock } from "../helpers.ts";
@@ -55,6 +55,7 @@ describe("from the API (PORCHLIGHT_API_URL and a token)", () => {
           display: { historyDays: 90, showUptime: true, showResponseTime: true, showIncidents: true },
           customDomain: null,
           url: `http://x/${slug}`,
+          incidentPolicy: DEFAULT_INCIDENT_POLICY,
           createdAt: "2026-11-21T10:00:00.000Z",
           updatedAt: "2026-11-21T10:00:00.000Z",
           items: [],

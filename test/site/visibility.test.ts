@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DEFAULT_INCIDENT_POLICY } from "../../server/contract/status-page.ts";
 import { loadSiteData } from "../../site/data.ts";
 
 /**
@@ -34,6 +35,7 @@ describe("static build data from the API: the visibility of a password page", ()
                 display: { historyDays: 90, showUptime: true, showResponseTime: true, showIncidents: true },
                 customDomain: null,
                 url: "http://x/locked",
+                incidentPolicy: DEFAULT_INCIDENT_POLICY,
                 createdAt: "2026-11-21T10:00:00.000Z",
                 updatedAt: "2026-11-21T10:00:00.000Z",
                 items: [],

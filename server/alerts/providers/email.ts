@@ -24,7 +24,7 @@ export const email: Provider<"email"> = {
       subject: `${look.mark} ${event.summary}`,
       text,
       html: `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1f2328">${lines}</body></html>`,
-      headers: { "X-Porchlight-Event-Id": event.id },
+      headers: { "X-Porchlight-Event-Id": event.id, "X-Porchlight-Delivery-Id": event.deliveryId ?? event.id },
     };
   },
 };

@@ -10,6 +10,8 @@ const PRIORITY = {
   "domain.expiring": 4,
   "domain.renewed": 3,
   "performance.chronic": 4,
+  "site.flapping": 4,
+  "site.flapping_ended": 4,
   test: 3,
 } as const;
 
@@ -33,7 +35,8 @@ export const ntfy: Provider<"ntfy"> = {
         tags: [
           event.type === "site.down" ? "rotating_light" : event.type === "site.recovered" ? "white_check_mark" : "bell",
         ],
-        click: event.site.url,
+        // A click only opens what a browser can: a tcp://, dns:// or push:// address is left out.
+        ...(/^https?:/.test(event.site.url) ? { click: event.site.url } : {}),
       },
       config.token ? { authorization: `Bearer ${config.token}` } : {},
     );

@@ -10,6 +10,8 @@ const SEVERITY = {
   "domain.expiring": "warning",
   "domain.renewed": "info",
   "performance.chronic": "warning",
+  "site.flapping": "error",
+  "site.flapping_ended": "critical",
   test: "info",
 } as const;
 
@@ -17,7 +19,8 @@ const SEVERITY = {
  * PagerDuty's Events API v2: one alert per site under one dedup key (so a retry is the same alert): degraded triggers
  * it as a warning, down as critical (the same alert, raised), the recovery resolves it. A degraded site that turns
  * healthy again without going down sends no event, so its warning stays until resolved by hand or by a later
- * recovery. A test triggers an info alert of its own.
+ * recovery. Flapping triggers the site's alert (error); its end resolves it when the site is up, and raises it as
+ * critical when it is down. A test triggers an info alert of its own.
  */
 export const pagerduty: Provider<"pagerduty"> = {
   target: (config) => `PagerDuty integration …${config.routingKey.slice(-4)}`,
@@ -31,7 +34,10 @@ export const pagerduty: Provider<"pagerduty"> = {
         : scope === "site"
           ? `porchlight-${event.site.id}`
           : `porchlight-${event.site.id}-${scope}`;
-    const resolves = event.type === "site.recovered" || event.type.endsWith(".renewed");
+    const resolves =
+      event.type === "site.recovered" ||
+      event.type.endsWith(".renewed") ||
+      (event.type === "site.flapping_ended" && event.flapping?.state === "up");
     return postJson(apis.pagerduty, {
       routing_key: config.routingKey,
       event_action: resolves ? "resolve" : "trigger",
@@ -46,10 +52,12 @@ export const pagerduty: Provider<"pagerduty"> = {
           reason: event.reason,
           downtimeSeconds: event.downtimeSeconds,
           expiry: event.expiry,
+          flapping: event.flapping ?? null,
           eventId: event.id,
         },
       },
-      links: [{ href: event.site.url, text: event.site.name }],
+      // A link only to what a browser opens: a tcp://, dns:// or push:// address is no page.
+      links: /^https?:/.test(event.site.url) ? [{ href: event.site.url, text: event.site.name }] : [],
       client: "Porchlight",
     });
   },

@@ -25,6 +25,7 @@ export const webhook: Provider<"webhook"> = {
         "content-type": "application/json",
         "x-porchlight-event": event.type,
         "x-porchlight-event-id": event.id,
+        "x-porchlight-delivery-id": event.deliveryId ?? event.id,
         "x-porchlight-timestamp": timestamp,
         "x-porchlight-signature": webhookSignature(config.secret ?? "", timestamp, body),
       },

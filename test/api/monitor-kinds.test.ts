@@ -1,0 +1,205 @@
+import { sql } from "kysely";
+import { describe, expect, test } from "vitest";
+import { monitorUrlProblem, protocolOf } from "../../server/contract/monitor.ts";
+import { SiteCreate } from "../../server/contract/site.ts";
+import { CHECKERS, type Checker } from "../../server/engine/checkers/index.ts";
+import { Engine } from "../../server/engine/engine.ts";
+import { createLogger } from "../../server/log.ts";
+import { FIRST_CHECK_SPREAD_MS } from "../../server/store/checks.ts";
+import type { Store } from "../../server/store/store.ts";
+import { type App, client, describeStores, makeApp, seedOwner, TestClock, useStore } from "../helpers.ts";
+
+describe("the address says the kind of check", () => {
+  test.each([
+    ["https://shop.example.com/health", "https"],
+    ["http://shop.example.com", "http"],
+    ["tcp://mail.example.com:587", "tcp"],
+    ["tls://mail.example.com:465", "tls"],
+    ["dns://example.com", "dns"],
+    ["icmp://203.0.113.10", "icmp"],
+    ["icmp://[2001:db8::1]", "icmp"],
+    ["push://", "push"],
+  ])("%s is checked as %s", (url, protocol) => {
+    expect(monitorUrlProblem(url)).toBeNull();
+    expect(protocolOf(url)).toBe(protocol);
+  });
+
+  test.each([
+    ["ftp://files.example.com", "Start the address with"],
+    ["tcp://mail.example.com", "Add the port to check"],
+    ["tcp://mail.example.com:0", "Add the port to check"],
+    ["tcp://mail.example.com:587/path", "host and a port only"],
+    ["dns://example.com:53", "name a resolver in dns.resolver instead"],
+    ["icmp://host.example/x", "host only"],
+    ["push://somewhere", "push:// alone"],
+    ["https://user:pass@shop.example.com", "Remove the user name and password"],
+    ["tcp://", "Enter the host to check"],
+    ["not a url", "Enter an address such as"],
+  ])("%s is refused in words", (url, words) => {
+    expect(monitorUrlProblem(url)).toContain(words);
+  });
+
+  test("settings of another kind are refused with the field named", () => {
+    const result = SiteCreate.safeParse({ name: "x", url: "dns://example.com", assertions: {} });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(["assertions"]);
+    expect(SiteCreate.safeParse({ name: "x", url: "https://a.example", dns: {} }).success).toBe(false);
+    expect(SiteCreate.safeParse({ name: "x", url: "tcp://a.example:22", push: {} }).success).toBe(false);
+  });
+});
+
+describeStores("sites of every kind through the API", (kind) => {
+  let store: Store;
+  let app: App;
+  let api: ReturnType<typeof client>;
+
+  useStore(kind, async (opened) => {
+    ({ store } = opened);
+    ({ app } = makeApp(store));
+    api = client(app, (await seedOwner(store)).token);
+  });
+
+  test("each kind is added with its settings, defaults filled in, and answers them back", async () => {
+    const http = await api.post("/public/v1/sites", {
+      name: "Shop",
+      url: "https://shop.example.com",
+      assertions: { keyword: { text: "Add to cart" }, json: { path: "$.status", equals: "ok" } },
+    });
+    expect(http.status).toBe(201);
+    expect(http.json.data).toMatchObject({
+      protocol: "https",
+      assertions: {
+        keyword: { text: "Add to cart", absent: false, caseSensitive: false },
+        json: { path: "$.status", equals: "ok" },
+        header: null,
+      },
+      dns: null,
+      push: null,
+    });
+    const tcp = await api.post("/public/v1/sites", { name: "Mail", url: "tls://mail.example.com:465" });
+    expect(tcp.json.data).toMatchObject({ protocol: "tls", assertions: null, dns: null, push: null });
+    const dns = await api.post("/public/v1/sites", {
+      name: "MX",
+      url: "dns://example.com",
+      dns: { recordType: "MX", expected: ["10 mx.example.com"] },
+    });
+    expect(dns.json.data.dns).toEqual({
+      recordType: "MX",
+      resolver: null,
+      expected: ["10 mx.example.com"],
+      match: "contains",
+    });
+    const plainDns = await api.post("/public/v1/sites", { name: "A", url: "dns://example.com" });
+    expect(plainDns.json.data.dns).toEqual({ recordType: "A", resolver: null, expected: [], match: "contains" });
+    const icmp = await api.post("/public/v1/sites", { name: "Router", url: "icmp://203.0.113.10" });
+    expect(icmp.json.data.protocol).toBe("icmp");
+  });
+
+  test("bad settings are a 400 naming each field", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ url: "https://a.example", assertions: { json: { path: "status" } } }, "assertions.json.path"],
+      [{ url: "https://a.example", assertions: { keyword: { text: "" } } }, "assertions.keyword.text"],
+      [
+        { url: "https://a.example", assertions: { header: { name: "bad name", contains: "" } } },
+        "assertions.header.name",
+      ],
+      [{ url: "dns://example.com", dns: { recordType: "SRV" } }, "dns.recordType"],
+      [{ url: "dns://example.com", dns: { resolver: "resolver.example" } }, "dns.resolver"],
+      [{ url: "dns://example.com", dns: { resolver: "999.1.1.1" } }, "dns.resolver"],
+      [{ url: "dns://example.com", dns: { resolver: "1.1.1.1:99999" } }, "dns.resolver"],
+      [{ url: "push://", push: { graceSeconds: -1 } }, "push.graceSeconds"],
+      [{ url: "tcp://mail.example.com" }, "url"],
+      [{ url: "https://a.example", dns: { recordType: "A" } }, "dns"],
+    ];
+    for (const [body, field] of cases) {
+      const answer = await api.post("/public/v1/sites", { name: "x", ...body });
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(
+        answer.json.details.map((d: { field: string }) => d.field),
+        JSON.stringify(body),
+      ).toContain(field);
+    }
+  });
+
+  test("a PATCH replaces one kind's settings; a new address of another kind drops the old kind's", async () => {
+    const created = await api.post("/public/v1/sites", {
+      name: "Shop",
+      url: "https://shop.example.com",
+      assertions: { keyword: { text: "Add to cart" } },
+    });
+    const id = created.json.data.id;
+    const header = await api.patch(`/public/v1/site/${id}`, {
+      assertions: { header: { name: "x-version", contains: "3." } },
+    });
+    expect(header.json.data.assertions).toEqual({
+      keyword: null,
+      json: null,
+      header: { name: "x-version", contains: "3." },
+    });
+    const wrong = await api.patch(`/public/v1/site/${id}`, { dns: { recordType: "A" } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.json.details[0].field).toBe("dns");
+    const moved = await api.patch(`/public/v1/site/${id}`, {
+      url: "dns://shop.example.com",
+      dns: { recordType: "CNAME" },
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.json.data).toMatchObject({ protocol: "dns", assertions: null, dns: { recordType: "CNAME" } });
+    const back = await api.patch(`/public/v1/site/${id}`, { url: "https://shop.example.com" });
+    expect(back.json.data.assertions).toEqual({ keyword: null, json: null, header: null });
+  });
+
+  test("a site stored before kinds existed ('{}' settings) is an http(s) check without assertions", async () => {
+    const created = await api.post("/public/v1/sites", { name: "Old", url: "https://old.example.com" });
+    const id = created.json.data.id;
+    await sql`UPDATE sites SET settings = '{}' WHERE id = ${id}`.execute(store.db);
+    const read = await api.get(`/public/v1/site/${id}`);
+    expect(read.json.data).toMatchObject({
+      protocol: "https",
+      method: "GET",
+      assertions: { keyword: null, json: null, header: null },
+    });
+  });
+
+  test("a ping check that lost some pings makes the site degraded, naming the loss", async () => {
+    // iputils' ping said "3 packets transmitted, 2 received, 33.3333% packet loss" (checkers/icmp.test.ts); every
+    // kind answers so here, so that the other tests' sites reach no network.
+    const lossyPing: Checker = async () => ({
+      ok: true,
+      slow: true,
+      statusCode: null,
+      responseMs: 2,
+      error: null,
+      timings: { dnsMs: null, rttMs: 2.4, lossPercent: 33.3333, totalMs: 2010 },
+      certificate: null,
+      wordpress: null,
+    });
+    const clock = new TestClock();
+    const made = makeApp(store, { clock });
+    const engine = new Engine({
+      store,
+      region: "local",
+      clock,
+      logger: createLogger("silent"),
+      concurrency: 5,
+      retentionHours: 48,
+      policy: { allowPrivate: true },
+      domains: null,
+      checkers: Object.fromEntries(Object.keys(CHECKERS).map((k) => [k, lossyPing])) as typeof CHECKERS,
+      onRecorded: made.recorded,
+    });
+    const owner = client(made.app, (await seedOwner(store, "stack", "ping@example.com")).token);
+    const id = (await owner.post("/public/v1/sites", { name: "Router", url: "icmp://203.0.113.10" })).json.data.id;
+    clock.advance(FIRST_CHECK_SPREAD_MS);
+    await engine.runOnce();
+    const read = (await owner.get(`/public/v1/site/${id}`)).json.data;
+    expect(read).toMatchObject({ state: "degraded", healthSummary: "Packet loss in local: 33% of pings unanswered." });
+  });
+
+  test("the form's target question answers for every kind with a host, and allows push://", async () => {
+    const push = await api.post("/public/v1/sites/target-check", { url: "push://" });
+    expect(push.json.data.allowed).toBe(true);
+    const tcp = await api.post("/public/v1/sites/target-check", { url: "tcp://127.0.0.1:25" });
+    expect(tcp.json.data).toMatchObject({ allowed: false, setting: "PORCHLIGHT_ALLOW_PRIVATE_TARGETS" });
+  });
+});
