@@ -41,10 +41,10 @@ function files(root, path) {
     .map((e) => join(e.parentPath, e.name));
 }
 
-/** The stamp of the sources under `root` as they are now. */
-export function sourcesStamp(root = ROOT) {
+/** The stamp of the sources under `root` as they are now (`inputs`: the element's; bin/build-docs.mjs passes its own). */
+export function sourcesStamp(root = ROOT, inputs = INPUTS) {
   const hash = createHash("sha256");
-  for (const file of INPUTS.flatMap((input) => files(root, input)).sort()) {
+  for (const file of inputs.flatMap((input) => files(root, input)).sort()) {
     hash
       .update(`${relative(root, file)}\0`)
       .update(readFileSync(file))

@@ -1,20 +1,22 @@
+import { ContextProvider } from "@lit/context";
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { api, setCsrf, whenSignedOut } from "./api.ts";
-import { BASE, navigate, type Route, routeOf } from "./router.ts";
-import { shared } from "./styles.ts";
-import type { MeInfo, SessionInfo } from "./types.ts";
-import "./sign-in.ts";
+import { api, setCsrf, whenSignedOut } from "./lib/api.ts";
+import { meContext } from "./lib/context.ts";
+import { BASE, navigate, type Route, routeOf } from "./lib/router.ts";
+import { shared } from "./lib/styles.ts";
+import type { MeInfo, SessionInfo } from "./lib/types.ts";
+import "./screens/sign-in/sign-in.ts";
 
 /** The screens beyond sign-in load on first use, so the first visit downloads sign-in and the shell only. */
 const SCREENS: Record<string, () => Promise<unknown>> = {
-  sites: () => import("./sites.ts"),
-  site: () => import("./site-detail.ts"),
-  pages: () => import("./pages.ts"),
-  page: () => import("./page-edit.ts"),
-  incidents: () => import("./incidents.ts"),
-  maintenance: () => import("./maintenance.ts"),
-  alerts: () => import("./alerts.ts"),
-  account: () => import("./account.ts"),
+  sites: () => import("./screens/sites/sites.ts"),
+  site: () => import("./screens/site/site.ts"),
+  pages: () => import("./screens/pages/pages.ts"),
+  page: () => import("./screens/page/page.ts"),
+  incidents: () => import("./screens/incidents/incidents.ts"),
+  maintenance: () => import("./screens/maintenance/maintenance.ts"),
+  alerts: () => import("./screens/alerts/alerts.ts"),
+  account: () => import("./screens/account/account.ts"),
 };
 
 const NAV: [Route["screen"], string, string][] = [
@@ -102,11 +104,47 @@ export class PorchlightDashboard extends LitElement {
         margin: 0 auto;
         padding: 1.25rem 1rem 3rem;
       }
+      .menu {
+        display: none;
+      }
+      /* A phone: one row (the name and a Menu button); the navigation and the member open beneath it. */
       @media (max-width: 640px) {
+        .top {
+          flex-wrap: nowrap;
+          justify-content: space-between;
+        }
+        .menu {
+          display: inline-flex;
+        }
+        header:not(.open) nav,
+        header:not(.open) .who {
+          display: none;
+        }
+        header.open .top {
+          flex-wrap: wrap;
+        }
+        header.open nav {
+          order: 3;
+          width: 100%;
+        }
+        header.open nav ul {
+          flex-direction: column;
+        }
         .who {
+          order: 4;
           margin-left: 0;
           width: 100%;
           justify-content: space-between;
+          padding-bottom: 0.5rem;
+        }
+        .who button {
+          white-space: nowrap;
+        }
+        .who .muted {
+          min-width: 0;
+          overflow: hidden;
+          text-overflow: ellipsis;
+          white-space: nowrap;
         }
       }
     `,
@@ -117,12 +155,18 @@ export class PorchlightDashboard extends LitElement {
     me: { state: true },
     loading: { state: true },
     screenReady: { state: true },
+    menuOpen: { state: true },
   };
 
   declare route: Route;
   declare me: MeInfo | null;
   declare loading: boolean;
   declare screenReady: boolean;
+  /** The navigation on a phone, folded behind its Menu button until asked for. */
+  declare menuOpen: boolean;
+
+  /** The member, for every screen below (lib/context.ts): set at sign-in, never passed down by hand. */
+  readonly #me = new ContextProvider(this, { context: meContext });
 
   constructor() {
     super();
@@ -130,6 +174,7 @@ export class PorchlightDashboard extends LitElement {
     this.me = null;
     this.loading = true;
     this.screenReady = false;
+    this.menuOpen = false;
   }
 
   override connectedCallback(): void {
@@ -148,6 +193,7 @@ export class PorchlightDashboard extends LitElement {
 
   readonly #onLocation = () => {
     this.route = routeOf(location);
+    this.menuOpen = false;
     void this.#loadScreen();
   };
 
@@ -166,6 +212,7 @@ export class PorchlightDashboard extends LitElement {
   #signedIn(session: SessionInfo): void {
     setCsrf(session.csrfToken, session.user.id);
     this.me = session.user;
+    this.#me.setValue(session.user);
   }
 
   #signedOut(): void {
@@ -212,10 +259,12 @@ export class PorchlightDashboard extends LitElement {
       </main>`;
     }
     return html`
-      <header>
+      <header class=${this.menuOpen ? "open" : ""} @keydown=${this.#closeOnEscape}>
         <div class="top">
           <a class="brand" href=${BASE} @click=${this.#follow}>Porchlight</a>
-          <nav aria-label="Dashboard">
+          <button type="button" class="menu" aria-expanded=${this.menuOpen ? "true" : "false"} aria-controls="nav"
+            @click=${() => (this.menuOpen = !this.menuOpen)}>Menu</button>
+          <nav aria-label="Dashboard" id="nav">
             <ul>
               ${NAV.map(
                 ([screen, label, href]) =>
@@ -224,14 +273,27 @@ export class PorchlightDashboard extends LitElement {
             </ul>
           </nav>
           <div class="who">
-            <span class="muted">${this.me.email} · ${this.me.role}</span>
+            <a href="/docs/">Docs</a>
+            <span class="muted" title=${`${this.me.email} · ${this.me.role}`}>${this.me.email} · ${this.me.role}</span>
             <button type="button" @click=${() => this.#signOut()}>Sign out</button>
           </div>
         </div>
       </header>
-      <main id="main" tabindex="-1">${this.screenReady ? this.#screen() : html`<p class="muted">Loading…</p>`}</main>
+      <main id="main" tabindex="-1" @pl-me-changed=${this.#onMe}>${this.screenReady ? this.#screen() : html`<p class="muted">Loading…</p>`}</main>
     `;
   }
+
+  /** The account screen changed the member (two-step sign-in on, an admin's own role): every screen learns it. */
+  readonly #onMe = (event: CustomEvent<MeInfo>) => {
+    this.me = event.detail;
+    this.#me.setValue(event.detail);
+  };
+
+  readonly #closeOnEscape = (event: KeyboardEvent) => {
+    if (event.key !== "Escape" || !this.menuOpen) return;
+    this.menuOpen = false;
+    this.renderRoot.querySelector<HTMLButtonElement>(".menu")?.focus();
+  };
 
   #current(screen: Route["screen"]): boolean {
     const r = this.route.screen;
@@ -246,24 +308,23 @@ export class PorchlightDashboard extends LitElement {
 
   #screen(): TemplateResult {
     const { screen, id } = this.route;
-    const me = this.me as MeInfo;
     switch (screen) {
       case "site":
-        return html`<pl-site .me=${me} .siteId=${id}></pl-site>`;
+        return html`<pl-site .siteId=${id}></pl-site>`;
       case "pages":
-        return html`<pl-pages .me=${me}></pl-pages>`;
+        return html`<pl-pages></pl-pages>`;
       case "page":
-        return html`<pl-page .me=${me} .pageId=${id}></pl-page>`;
+        return html`<pl-page .pageId=${id}></pl-page>`;
       case "incidents":
-        return html`<pl-incidents .me=${me}></pl-incidents>`;
+        return html`<pl-incidents></pl-incidents>`;
       case "maintenance":
-        return html`<pl-maintenance .me=${me}></pl-maintenance>`;
+        return html`<pl-maintenance></pl-maintenance>`;
       case "alerts":
-        return html`<pl-alerts .me=${me}></pl-alerts>`;
+        return html`<pl-alerts></pl-alerts>`;
       case "account":
-        return html`<pl-account .me=${me}></pl-account>`;
+        return html`<pl-account></pl-account>`;
       default:
-        return html`<pl-sites .me=${me}></pl-sites>`;
+        return html`<pl-sites></pl-sites>`;
     }
   }
 }

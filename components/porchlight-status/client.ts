@@ -1,4 +1,4 @@
-import type { ErrorKind } from "../../server/contract/common.ts";
+import type { ErrorKind, ErrorPage } from "../../server/contract/common.ts";
 import type { PublicStatusPage } from "../../server/contract/status-page.ts";
 
 /** What a status-page request can end in, other than a page or a network failure: the API's error kinds. */
@@ -9,7 +9,15 @@ export type Problem =
 export type PageResult =
   | { kind: "page"; page: PublicStatusPage; etag: string | null }
   | { kind: "not-modified" }
-  | { kind: "problem"; problem: Problem; status: number; message: string; retryAfterSeconds: number };
+  | {
+      kind: "problem";
+      problem: Problem;
+      status: number;
+      message: string;
+      retryAfterSeconds: number;
+      /** A password page's name, logo and accent, for its prompt (only its 401 carries them). */
+      prompt?: ErrorPage | undefined;
+    };
 
 export interface PageRequest {
   /** Origin (and optional path prefix) of the Porchlight server, without a trailing slash. */
@@ -59,5 +67,6 @@ export async function fetchStatusPage({ apiBase, slug, password, etag, signal }:
     status: response.status,
     message: String(body.message ?? response.statusText),
     retryAfterSeconds: Number(response.headers.get("Retry-After")) || 0,
+    prompt: body.page,
   };
 }

@@ -29,7 +29,14 @@ function makeFormats(locale: string, timeZone?: string) {
   const longDay = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone });
   // History days are UTC calendar dates.
   const day = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
-  const percent = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 2 });
+  // One precision for every uptime: two decimals, cut rather than rounded (99.996% is not "100.00%"), and a day or
+  // window without a failed check exactly "100%".
+  const percent = new Intl.NumberFormat(locale, {
+    style: "percent",
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  });
+  const whole = new Intl.NumberFormat(locale, { style: "percent" });
   const names = new Intl.ListFormat(locale);
   const words = memo(
     (name: string) => new Intl.NumberFormat(locale, { style: "unit", unit: name, unitDisplay: "long" }),
@@ -70,8 +77,11 @@ function makeFormats(locale: string, timeZone?: string) {
     day: (iso: string) => longDay.format(new Date(iso)),
     /** A UTC calendar date such as 2026-11-21. */
     date: memo((isoDate: string) => day.format(new Date(isoDate))),
-    /** A percentage given as 0 to 100. */
-    percentage: memo((value: number) => percent.format(value / 100)),
+    /** A percentage given as 0 to 100: "99.95%", "0.00%", and 100 as "100%". */
+    percentage: memo((value: number) =>
+      // Cut in hundredths first (a double such as 99.95 / 100 lies just under its decimal).
+      value >= 100 ? whole.format(1) : percent.format(Math.floor(value * 100 + 1e-6) / 1e4),
+    ),
     /**
      * A span given in milliseconds, in the locale's words: under an hour in minutes ("15 minutes", at least 1),
      * under a day in hours and minutes ("2 hours 10 minutes"), from a day in days and hours ("3 days", "1 day

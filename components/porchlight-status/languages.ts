@@ -23,7 +23,8 @@ Schwerer Ausfall
 Status unbekannt
 Betriebsbereit
 Eingeschränkt
-Ausfall
+Teilweiser Ausfall
+Schwerer Ausfall
 Pausiert
 Unbekannt
 Dienste
@@ -54,6 +55,14 @@ Wartungsarbeiten
 Wartung
 Läuft
 Geplant
++{0} frühere Aktualisierungen
++{0} frühere Aktualisierung
+{0} ausgefallen
+Kein Ausfall
+Geringe Auswirkung
+Erhebliche Auswirkung
+Kritische Auswirkung
+Passwort anzeigen
 `);
 
 // Hebrew (right to left)
@@ -66,7 +75,8 @@ const he = words(`
 סטטוס לא ידוע
 תקין
 ירוד
-תקלה
+תקלה חלקית
+תקלה חמורה
 מושהה
 לא ידוע
 שירותים
@@ -97,6 +107,14 @@ const he = words(`
 תחזוקה
 בביצוע
 מתוכננת
++{0} עדכונים קודמים
++{0} עדכון קודם
+{0} השבתה
+ללא השבתה
+השפעה קלה
+השפעה משמעותית
+השפעה קריטית
+הצגת הסיסמה
 `);
 
 /** The tables by language, as the build writes them. */

@@ -7,8 +7,8 @@ import { PorchlightStatus } from "./porchlight-status.ts";
 /** The default favicon's colour by overall status: the banner's, as its light theme draws it. */
 const ICON_COLOURS: Record<string, string> = {
   operational: "1a7f37",
-  degraded: "8a5300",
-  partial: "8a5300",
+  degraded: "9a6700",
+  partial: "bc4c00",
   major: "c4232d",
   maintenance: "0b57d0",
 };
@@ -21,7 +21,18 @@ export const statusIcon = (status: string) =>
   `data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><circle cx='8' cy='8' r='7' fill='%23${ICON_COLOURS[status] ?? "59636e"}'/></svg>`;
 
 /** What a prerendered page hands its element: the API's answer for the page (a page, or an error's kind). */
-export type PageData = PublicStatusPage | { error: Problem };
+export type PageData = PublicStatusPage | PromptData;
+
+/**
+ * A protected page's data: the kind of prompt, and what the prompt may show without the password (the page's name
+ * and logo are not secret; its items and incidents are, and are never here).
+ */
+export interface PromptData {
+  error: Problem;
+  name?: string;
+  logo?: string | null;
+  accentColor?: string;
+}
 
 /**
  * <porchlight-status> as the hosted and prerendered pages use it: the page comes with the element, so the server
@@ -43,12 +54,18 @@ export class PorchlightPage extends PorchlightStatus {
     data: { attribute: false },
     dataTime: { type: Number, attribute: "data-time" },
     dataEtag: { attribute: "data-etag" },
+    frame: { type: Boolean, attribute: "data-frame" },
   };
 
   declare data: PageData | undefined;
   declare dataTime: number;
   /** The API's ETag for `data`, when it is the API's current answer (a hosted page's, not a static build's). */
   declare dataEtag: string | null | undefined;
+  /**
+   * In an iframe (`?embed=1`): like an embed, it leads with what is wrong (the operational services folded while
+   * another is at fault), so a frame of the usual height shows the fault without scrolling.
+   */
+  declare frame: boolean;
 
   protected override embedded = false;
 
@@ -78,12 +95,18 @@ export class PorchlightPage extends PorchlightStatus {
 
   protected override willUpdate(changed: Map<PropertyKey, unknown>): void {
     super.willUpdate(changed);
+    this.embedded = !!this.frame;
     const data = this.data;
     if (this.hasUpdated || !data) return;
     const at = this.dataTime || Date.now();
     if (isServer || this.#hydrating) this.serverTime = at;
     if ("items" in data) this.prerendered(data, undefined, at, this.dataEtag ?? undefined);
-    else this.prerendered(undefined, data.error, at);
+    else {
+      this.promptName = data.name;
+      this.promptAccent = data.accentColor;
+      this.promptLogo = data.logo;
+      this.prerendered(undefined, data.error, at);
+    }
   }
 
   protected override updated(): void {

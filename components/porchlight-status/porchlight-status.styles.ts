@@ -15,6 +15,8 @@ export const styles = css`
     --_muted: light-dark(#59636e, #9198a1);
     --_line: light-dark(#d1d9e0, #3d444d);
     --_link: light-dark(#0b57d0, #8ab4f8);
+    --_warn: var(--porchlight-degraded-color, light-dark(#9a6700, #d29922));
+    --_part: var(--porchlight-partial-color, light-dark(#bc4c00, #f0883e));
     --_bad: var(--porchlight-outage-color, light-dark(#c4232d, #ff7b72));
     /* Text on a status colour (the banner, a chip): not the background, which a host may make transparent. */
     --_on: light-dark(#fff, #0d1117);
@@ -36,7 +38,6 @@ export const styles = css`
     box-sizing: border-box;
   }
   [part="base"] {
-    background: var(--_bg);
     color: var(--_fg);
     font: 15px/1.5 var(--porchlight-font, system-ui, sans-serif);
     border: 1px solid var(--_line);
@@ -47,6 +48,17 @@ export const styles = css`
     overflow: auto;
     position: relative;
     container-type: inline-size;
+    /*
+     * Content that scrolls shows that it does: a shade at the edge with more beyond it. The covers scroll with the
+     * content (local) and hide the shades (fixed to the box) at either end.
+     */
+    --_shade: color-mix(in srgb, var(--_fg) 22%, #0000);
+    background:
+      linear-gradient(var(--_bg) 30%, #0000) top / 100% 2.5em no-repeat local,
+      linear-gradient(#0000, var(--_bg) 70%) bottom / 100% 2.5em no-repeat local,
+      radial-gradient(farthest-side at 50% 0, var(--_shade), #0000) top / 100% 0.9em no-repeat,
+      radial-gradient(farthest-side at 50% 100%, var(--_shade), #0000) bottom / 100% 0.9em no-repeat,
+      var(--_bg);
   }
   /*
    * The type scale, in steps of 1.2 from the 15 px body: 13 px for what is secondary (every p: descriptions, figures,
@@ -81,15 +93,41 @@ export const styles = css`
     color: var(--_muted);
     overflow-wrap: anywhere;
   }
+  /*
+   * A status's mark differs by shape, not by hue alone: operational a tick; degraded "!" in a ring; partial outage a
+   * half-filled disc; major outage "×" in a filled disc.
+   */
   [data-mark]::before {
     content: attr(data-mark);
     margin-inline-end: 0.4em;
+    display: inline-grid;
+    place-items: center;
+    width: 1.15em;
+    height: 1.15em;
+    vertical-align: -0.15em;
+    border-radius: 50%;
+    font-weight: 800;
+    font-size: 0.9em;
+    line-height: 1;
+  }
+  :is(.warn, .part) [data-mark]::before {
+    box-shadow: inset 0 0 0 0.14em;
+  }
+  .part [data-mark]::before {
+    background: linear-gradient(90deg, var(--_c) 50%, #0000 0);
+  }
+  .bad [data-mark]::before {
+    background: var(--_c);
+    color: var(--_bg);
   }
   .ok {
     --_c: var(--porchlight-operational-color, light-dark(#1a7f37, #3fb950));
   }
   .warn {
-    --_c: var(--porchlight-degraded-color, light-dark(#8a5300, #d29922));
+    --_c: var(--_warn);
+  }
+  .part {
+    --_c: var(--_part);
   }
   .bad,
   [role="alert"] {
@@ -103,6 +141,7 @@ export const styles = css`
   }
   .ok,
   .warn,
+  .part,
   .bad,
   .info,
   .none,
@@ -125,17 +164,18 @@ export const styles = css`
     color: var(--_on);
   }
   [part="banner"] [data-mark]::before {
-    display: inline-grid;
-    place-items: center;
     width: 1.4em;
     height: 1.4em;
-    border-radius: 50%;
+    box-shadow: none;
     background: var(--_on);
     color: var(--_c);
   }
+  [part="banner"] .part [data-mark]::before {
+    box-shadow: inset 0 0 0 0.14em var(--_on);
+    background: linear-gradient(90deg, var(--_on) 50%, #0000 0);
+  }
   [part="banner"] p {
     font-weight: 400;
-    margin-top: 0.25em;
   }
   /* A fold shows that it opens: the disclosure triangle, which the reset of list styles would take away. */
   summary {
@@ -170,8 +210,10 @@ export const styles = css`
    * end, the oldest clipped on a narrow element; each bar's background is one day's tile with a 1 px gap, repeated (a repeating gradient
    * of a fractional period loses gaps in Chromium).
    */
-  [part="history"] {
+  [part="item"] {
     --n: var(--days);
+  }
+  [part="history"] {
     display: flex;
     justify-content: flex-end;
     overflow: hidden;
@@ -188,27 +230,38 @@ export const styles = css`
    * 3:1 apart in each theme (a test holds them to it), degraded between; a day without data is faint.
    */
   i.ok {
-    color: var(--porchlight-operational-color, light-dark(#4ac26b, #196c2e));
+    color: light-dark(#2da44e, #1f7a32);
   }
-  i.warn {
-    color: var(--porchlight-degraded-color, light-dark(#bc7a00, #d29922));
+  i.g1 {
+    color: light-dark(#768a00, #7f9a1a);
+  }
+  i.g2 {
+    color: light-dark(#9a6700, #c99020);
+  }
+  i.g3 {
+    color: light-dark(#a83c00, #f3954c);
   }
   i.bad {
-    color: var(--porchlight-outage-color, light-dark(#a40e26, #ffaba8));
+    color: light-dark(#820a1c, #ffc1bc);
   }
   i.none {
     color: light-dark(#e6eaef, #262c36);
   }
+  /* Under the bars, which begin at the first day with data (--s days of the --n shown). */
   .axis {
     display: flex;
     justify-content: space-between;
+    gap: 1em;
+    width: calc(100% * min(var(--s), var(--n)) / var(--n));
+    min-width: max-content;
+    margin-inline-start: auto;
   }
   .short {
     display: none;
   }
   /* Narrow: the last 30 days, wider bars. */
   @container (width < 480px) {
-    [part="history"] {
+    [part="item"] {
       --n: min(var(--days), 30);
     }
     .long {
@@ -220,7 +273,11 @@ export const styles = css`
   }
   .tip {
     position: absolute;
-    white-space: nowrap;
+    white-space: pre-line;
+    max-width: min(20em, 90%);
+    width: max-content;
+    border-radius: 4px;
+    z-index: 1;
     padding: 0.25em 0.5em;
     color: var(--_bg);
     background: var(--_fg);
@@ -230,12 +287,53 @@ export const styles = css`
     white-space: nowrap;
   }
   /* An incident's status as a chip in its colour; the message of each update in full contrast, as body text. */
+  /* An incident's phase is no status: a neutral chip. */
   .chip {
     padding: 0 0.5em;
     margin-inline-end: 0.4em;
+    border: 1px solid var(--_line);
     border-radius: 1em;
-    color: var(--_on);
-    background: var(--_c);
+    color: var(--_fg);
+    font-weight: 600;
+  }
+  /* An incident's impact: the colour of its edge, and its word. */
+  [part="incident"] {
+    border-inline-start: 3px solid #0000;
+    padding-inline-start: 0.75em;
+  }
+  [data-impact="minor"] {
+    border-inline-start-color: var(--_warn);
+  }
+  [data-impact="major"] {
+    border-inline-start-color: var(--_part);
+  }
+  [data-impact="critical"] {
+    border-inline-start-color: var(--_bad);
+  }
+  .svc {
+    white-space: nowrap;
+    color: var(--_fg);
+  }
+  .svc > span {
+    font-weight: 600;
+    margin-inline-start: 0.25em;
+  }
+  /* Maintenance to come: one quiet line each, in a light box under the services. */
+  [part="maintenance"] li {
+    font-size: 0.87em;
+  }
+  .soon {
+    margin-top: 1em;
+    padding: 0 0.75em;
+    border: 1px solid var(--_line);
+    border-radius: 6px;
+    color: var(--_muted);
+  }
+  .soon li {
+    padding: 0.5em 0;
+  }
+  .soon > li:first-child {
+    border: 0;
   }
   li li p {
     color: var(--_fg);
@@ -249,10 +347,42 @@ export const styles = css`
     padding-inline-start: 0.75em;
     border-inline-start: 2px solid var(--_line);
   }
+  /* The prompt: a lock or the page's logo, its name, and a field and button across a form of a readable width. */
   form {
     display: grid;
     gap: 0.5em;
-    justify-items: start;
+    max-width: 24em;
+    margin: 1em auto;
+    text-align: center;
+  }
+  form h2 {
+    text-wrap: balance;
+  }
+  form svg {
+    width: 2em;
+    height: 2em;
+    margin: 0 auto;
+    color: var(--porchlight-accent, var(--_accent));
+  }
+  form img {
+    max-width: 12em;
+    max-height: 3em;
+    margin: 0 auto;
+  }
+  form label {
+    text-align: start;
+    font-weight: 600;
+  }
+  form .reveal {
+    font-weight: 400;
+    font-size: 0.87em;
+  }
+  form button {
+    width: 100%;
+    font-weight: 600;
+    color: var(--_on-accent);
+    background: var(--porchlight-accent, var(--_accent));
+    border-color: #0000;
   }
   input,
   button {
@@ -262,6 +392,11 @@ export const styles = css`
     border: 1px solid var(--_muted);
     border-radius: 6px;
     padding: 0.5em 0.75em;
+  }
+  .reveal input {
+    padding: 0;
+    margin-inline-end: 0.4em;
+    vertical-align: -0.1em;
   }
   [aria-invalid="true"] {
     border-color: var(--_bad);

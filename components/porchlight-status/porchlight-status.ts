@@ -13,9 +13,10 @@ export type { ErrorDetail, LoadDetail, StatusChangeDetail } from "./events.ts";
 const LOOKS: Record<string, string> = {
   operational: "ok✓",
   degraded: "warn!",
-  partial: "warn!",
+  partial: "part ",
   major: "bad×",
-  outage: "bad×",
+  partial_outage: "part ",
+  major_outage: "bad×",
   paused: "none‖",
   unknown: "none?",
   maintenance: "info⚙",
@@ -39,9 +40,25 @@ const SHORT = 30;
 const dayDate = (today: number, days: number, at: number, f: Formats) =>
   f.date(new Date((today - days + 1 + at) * DAY_MS).toISOString().slice(0, 10));
 
-/** A day's bar colour by its uptime: none (no data), ok (99% and up), warn (95% and up), bad. */
+/**
+ * A day's grade by its uptime (README, "Daily bars"): none (no data), ok (100%), g1 (99% and up: under about
+ * 15 minutes down), g2 (95% and up), g3 (75% and up), bad (below 75%).
+ */
 const level = (uptime?: number) =>
-  uptime === undefined ? "none" : uptime >= 99 ? "ok" : uptime >= 95 ? "warn" : "bad";
+  uptime === undefined
+    ? "none"
+    : uptime >= 100
+      ? "ok"
+      : uptime >= 99
+        ? "g1"
+        : uptime >= 95
+          ? "g2"
+          : uptime >= 75
+            ? "g3"
+            : "bad";
+
+/** The item statuses at fault, worst first: the banner names the services of each under its own word. */
+const FAULTS = ["major_outage", "partial_outage", "degraded"] as const;
 
 // replace() writes a number as its digits.
 // A function, so that "$&" or "$$" in a value (a service's name) stays as written.
@@ -164,6 +181,17 @@ export class PorchlightStatus extends LitElement {
   #opened = new Set<string>();
   /** The day picked in each item's bars (see #onDay), as days before today, by item: a refresh keeps it. */
   #days = new Map<unknown, number>();
+  /** The password prompt shows what is typed (its "Show password" box). */
+  #reveal = false;
+  /**
+   * The page's name for the password prompt, when known without the password (a hosted page's server renders it):
+   * names are not secret, items and incidents are.
+   */
+  protected promptName?: string;
+  /** The page's accent for the prompt's lock and button, likewise. */
+  protected promptAccent?: string;
+  /** The page's logo for the prompt, likewise (shown by an embed or a frame: a hosted page shows it above). */
+  protected promptLogo?: string | null;
   /** Waiting for the words of its language (see #localized). */
   #awaiting = false;
   /** A password was sent: when the page comes, the focus moves from the vanished form to its heading. */
@@ -261,7 +289,7 @@ export class PorchlightStatus extends LitElement {
    * hovered, WCAG 1.4.13), as does losing the focus, and Escape anywhere (#escape). Only the days shown count: a
    * narrow element shows the last 30 (a container query).
    */
-  #onDay(event: Event, item: unknown, text: (at: number) => string, days: number): void {
+  #onDay(event: Event, item: unknown, text: (at: number) => string, days: number, first: number): void {
     const history = event.currentTarget as HTMLElement;
     const tip = this.renderRoot.querySelector(".tip") as HTMLElement;
     const { type } = event;
@@ -282,7 +310,8 @@ export class PorchlightStatus extends LitElement {
     const b = (history.lastElementChild as Element).getBoundingClientRect();
     const left = rtl ? b.left : a.left;
     const right = rtl ? a.right : b.right;
-    const width = (right - left) / days;
+    // The bars begin at the first day with data.
+    const width = (right - left) / (days - first);
     let at = days - 1 - (this.#days.get(item) ?? 0);
     if (type === "keydown") {
       const forward = rtl ? -1 : 1;
@@ -294,10 +323,10 @@ export class PorchlightStatus extends LitElement {
       at += move;
     } else if (type !== "focus") {
       const x = (event as PointerEvent).clientX;
-      at = Math.floor((rtl ? right - x : x - left) / width);
+      at = first + Math.floor((rtl ? right - x : x - left) / width);
     }
-    // Not laid out (no width): every day counts.
-    at = Math.min(days - 1, Math.max(0, days - Math.round(history.getBoundingClientRect().width / width) || 0, at));
+    // Not laid out (no width): every day with data counts.
+    at = Math.min(days - 1, Math.max(first, days - Math.round(history.getBoundingClientRect().width / width) || 0, at));
     // Kept as days before today, so that a refresh with fewer days, or after midnight, keeps a day there is. The
     // slider's value and text follow in the render (written here, Lit would not know them and could leave them).
     this.#days.set(item, days - 1 - at);
@@ -308,9 +337,12 @@ export class PorchlightStatus extends LitElement {
     // scrolls sideways. An absolute position starts inside the box's border.
     const box = tip.parentElement as HTMLElement;
     const place = box.getBoundingClientRect();
-    const center = rtl ? right - (at + 0.5) * width : left + (at + 0.5) * width;
+    const center = rtl ? right - (at - first + 0.5) * width : left + (at - first + 0.5) * width;
     tip.style.left = `${Math.max(0, Math.min(box.clientWidth - tip.offsetWidth, center - place.left - box.clientLeft - tip.offsetWidth / 2))}px`;
-    tip.style.top = `${history.getBoundingClientRect().top - place.top - box.clientTop + box.scrollTop - tip.offsetHeight}px`;
+    // Above the bars, or under them where the box's visible top would cut it off: always inside the card.
+    const bars = history.getBoundingClientRect();
+    const top = bars.top - place.top - box.clientTop + box.scrollTop;
+    tip.style.top = `${top - tip.offsetHeight < box.scrollTop ? top + bars.height : top - tip.offsetHeight}px`;
   }
 
   /**
@@ -321,6 +353,11 @@ export class PorchlightStatus extends LitElement {
     const tip = this.renderRoot.querySelector<HTMLElement>(".tip");
     if (tip && ((event as KeyboardEvent).key ?? "Escape") === "Escape") tip.hidden = true;
   };
+
+  #onReveal(event: Event): void {
+    this.#reveal = (event.target as HTMLInputElement).checked;
+    this.requestUpdate();
+  }
 
   #onToggle(event: Event): void {
     const details = event.target as HTMLDetailsElement;
@@ -379,7 +416,11 @@ export class PorchlightStatus extends LitElement {
     const m = messages ?? ENGLISH;
     const page = messages && this.#status.page;
     const problem = messages && this.#status.problem;
-    const accent = page?.theme.accentColor ?? "";
+    const given = page?.theme.accentColor ?? this.promptAccent ?? this.#status.prompt?.accentColor ?? "";
+    const accent = /^#[\da-f]{6}$/i.test(given) ? given : "#2563eb";
+    // Text on the accent (the prompt's button): black on a light accent, else white (the perceived lightness).
+    const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(accent.slice(i, i + 2), 16));
+    const onAccent = (r as number) * 0.3 + (g as number) * 0.59 + (b as number) * 0.11 > 150 ? "#000" : "#fff";
     // Before the page comes (the skeleton, a prompt, an error) its theme is not known: auto, which an embed draws light.
     const mode = this.theme || page?.theme.mode || "auto";
     const theme = !this.theme && this.embedded && mode === "auto" ? "light" : mode;
@@ -394,7 +435,7 @@ export class PorchlightStatus extends LitElement {
       part="base"
       tabindex=${page ? 0 : nothing}
       aria-labelledby="name"
-      style="--_accent:${/^#[\da-f]{6}$/i.test(accent) ? accent : "#2563eb"};color-scheme:${theme === "light" || theme === "dark" ? theme : "light dark"}"
+      style="--_accent:${accent};--_on-accent:${onAccent};color-scheme:${theme === "light" || theme === "dark" ? theme : "light dark"}"
       lang=${lang}
       dir=${dir}
     >
@@ -414,19 +455,37 @@ export class PorchlightStatus extends LitElement {
         problem === "rate_limited"
           ? fill(m.limited, rounded || !retryAfter ? fill(m.about, wait) : wait)
           : problem === "password_incorrect" && m.wrong;
+      // The page's logo (an embed's: a hosted page shows it above the element) or a lock, its name when it is known
+      // (from the hosted page's server or the API's 401), and the field and button across the form.
+      const prompt = this.#status.prompt;
+      const name = this.promptName ?? prompt?.name;
+      const logo = this.embedded && (this.promptLogo ?? prompt?.logo);
       return html`<form part="form" @submit=${this.#submit}>
-        <h2 id="name">${m.protected}</h2>
+        ${
+          logo
+            ? // An uploaded logo's path is on the server the page comes from.
+              html`<img src=${logo[0] === "/" ? this.#status.base + logo : logo} alt="" />`
+            : html`<svg viewBox="0 0 24 24" aria-hidden="true">
+                <path d="M7 11V7a5 5 0 0 1 10 0v4" fill="none" stroke="currentColor" stroke-width="2" />
+                <rect x="4" y="11" width="16" height="10" rx="2" fill="currentColor" />
+              </svg>`
+        }
+        <h2 id="name">${name || m.protected}</h2>
+        ${name ? html`<p id="why">${m.protected}</p>` : nothing}
         <label for="password">${m.password}</label>
         <input
           id="password"
           name="password"
           part="input"
-          type="password"
+          type=${this.#reveal ? "text" : "password"}
           autocomplete="current-password"
           required
           aria-invalid=${!!error}
-          aria-describedby="name error"
+          aria-describedby=${name ? "why error" : "name error"}
         />
+        <label class="reveal"
+          ><input type="checkbox" .checked=${this.#reveal} @change=${this.#onReveal} /> ${m.reveal}</label
+        >
         ${error ? html`<p id="error" role="alert">${error}</p>` : nothing}
         <button part="button">${m.show}</button>
       </form>`;
@@ -447,19 +506,22 @@ export class PorchlightStatus extends LitElement {
     const shown = display.showIncidents ? incidents : [];
     const open = shown.filter((incident) => !incident.resolved_at);
     const past = shown.filter((incident) => incident.resolved_at);
-    // The banner names what is down or degraded; a paused or unknown service is not an outage.
-    const affected = items.filter((item) => /^(degraded|outage)$/.test(item.status)).map((item) => item.label);
+    // The banner names what is at fault under its own word (a slow service is degraded, not in an outage); a paused
+    // or unknown service is not at fault.
+    const faults = FAULTS.map((fault) => [fault, items.filter((item) => item.status === fault)] as const).filter(
+      ([, at]) => at.length,
+    );
     const fine = items.filter((item) => item.status === "operational");
     const rest = items.filter((item) => item.status !== "operational");
     // Folded: what is wrong first, and the operational rest behind one line (compact, and an embed with a fault).
-    const fold = this.compact || (this.embedded && affected.length > 0);
+    const fold = this.compact || (this.embedded && faults.length > 0);
     const list = (shown: PublicItem[]) =>
       html`<ul part="items">
         ${shown.map((item) => this.#renderItem(item, page, m, f, now))}
       </ul>`;
     const timeline = (shown: Incident[], past = false) =>
       html`<ol part="incidents">
-        ${shown.map((incident) => this.#renderIncident(incident, m, f, now, past))}
+        ${shown.map((incident) => this.#renderIncident(incident, page, m, f, now, past))}
       </ol>`;
     // Past incidents by the day they began, in the visitor's zone, newest first as the API sends them.
     const days: [string, Incident[]][] = [];
@@ -468,13 +530,37 @@ export class PorchlightStatus extends LitElement {
       if (days.at(-1)?.[0] === day) days.at(-1)?.[1].push(incident);
       else days.push([day, [incident]]);
     }
+    // Maintenance under way comes above the services (it is why some show "Maintenance"); what is coming, below
+    // them, one quiet line each. Compact leaves both to the banner and the statuses.
+    const windows = this.compact ? [] : (page.maintenance ?? []);
+    const maintenance = (active: boolean) => {
+      const at = windows.filter((w) => w.active === active);
+      return at.length
+        ? html`<ul part="maintenance" class=${active ? "" : "soon"}>
+            ${at.map(
+              (w) => html`<li>
+                <b class="chip">${active ? m.inProgress : m.scheduled}</b> <b>${w.title}</b> ·
+                <time datetime=${w.startsAt}>${f.when(w.startsAt)}</time> – <time datetime=${w.endsAt}>${f.until(w.startsAt, w.endsAt)}</time>
+                ${active && w.description ? html`<p>${w.description}</p>` : nothing}
+              </li>`,
+            )}
+          </ul>`
+        : nothing;
+    };
+    // Active incidents lead the page; compact, a summary of 360 px, leads with the services at fault instead.
+    const incidentsNow = open.length ? html`<h3>${m.active}</h3>${timeline(open)}` : nothing;
     // The heading takes the focus after a password unlocks the page (tabindex -1: focusable, not a tab stop).
     return html`<header part="header">
         <h2 id="name" tabindex="-1">${page.name}</h2>
         ${this.compact ? nothing : html`<p>${page.description}</p>`}
       </header>
       <div part="banner" role="status" class=${look(status)}>
-        ${statusWord(status, m)}${affected.length ? html`<p>${fill(m.affected, f.list(affected))}</p>` : nothing}
+        ${statusWord(status, m)}${
+          // Compact lists the services at fault right under it.
+          this.compact
+            ? nothing
+            : faults.map(([fault, at]) => html`<p>${m[`item.${fault}`]}: ${f.list(at.map((item) => item.label))}</p>`)
+        }
       </div>
       <p>
         ${fillWith(m.updated, this.#stamp(new Date(this.#status.updatedAt).toISOString(), f, now))}${
@@ -484,24 +570,8 @@ export class PorchlightStatus extends LitElement {
             : nothing
         }
       </p>
-      ${
-        page.maintenance?.length && !this.compact
-          ? html`<h3>${m["item.maintenance"]}</h3>
-              <ol part="incidents">
-                ${page.maintenance.map(
-                  (w) => html`<li part="incident">
-                    <h4>${w.title}</h4>
-                    <p>
-                      <b class="chip info">${w.active ? m.inProgress : m.scheduled}</b> ${f.when(w.startsAt)} –
-                      ${f.until(w.startsAt, w.endsAt)}
-                    </p>
-                    <p>${w.description}</p>
-                  </li>`,
-                )}
-              </ol>`
-          : nothing
-      }
-      ${open.length ? html`<h3>${m.active}</h3>${timeline(open)}` : nothing}
+      ${this.compact ? nothing : incidentsNow}
+      ${windows.some((w) => w.active) ? html`<h3>${m["item.maintenance"]}</h3>${maintenance(true)}` : nothing}
       <h3 class=${this.compact ? "vh" : ""}>${m.services}</h3>
       ${
         fold
@@ -516,6 +586,7 @@ export class PorchlightStatus extends LitElement {
             }`
           : list(items)
       }
+      ${this.compact ? incidentsNow : nothing} ${maintenance(false)}
       ${
         this.compact || (!past.length && open.length) || !display.showIncidents
           ? nothing
@@ -532,50 +603,80 @@ export class PorchlightStatus extends LitElement {
    */
   #renderItem(item: PublicItem, page: PublicStatusPage, m: Messages, f: Formats, now: number) {
     const { showUptime, historyDays } = page.display;
-    return html`<li part="item">
+    return html`<li part="item" style="--days:${historyDays}">
       <div><span>${item.label}</span>${statusWord(item.status, m, `item.${item.status}`)}</div>
       ${
         this.compact || !showUptime
           ? nothing
           : html`<p>${item.uptime === null ? nothing : fill(m.uptime, f.percentage(item.uptime))}</p>
-          ${this.#renderHistory(item, historyDays, m, f, now)} ${this.#renderAxis(historyDays, f, now)}`
+          ${this.#renderHistory(item, page, m, f, now)}`
       }
     </li>`;
   }
 
   /**
-   * An item's days as one slider (see #onDay): each run of days at one level is one bar as wide as its days, and the
-   * gaps between days are in their background (styles), so that a page of 10 items draws and hydrates a few dozen
-   * nodes, not 900, and its bars come with its status. A span: the row's div is its label and status.
+   * An item's days as one slider (see #onDay), from the first day with data (none drawn before it: a site checked
+   * since today has one bar, not 89 empty ones): each run of days at one grade is one bar as wide as its days, and
+   * the gaps between days are in their background (styles), so that a page of 10 items draws and hydrates a few
+   * dozen nodes, not 900, and its bars come with its status. Under them, the first and last dates (see #renderAxis).
+   * A day's text (the tooltip, the slider's value text): its date, uptime, time down (the engine's confirmed outage
+   * that day) and the incidents that affected the service that day.
    */
-  #renderHistory(item: PublicItem, days: number, m: Messages, f: Formats, now: number) {
+  #renderHistory(item: PublicItem, page: PublicStatusPage, m: Messages, f: Formats, now: number) {
+    const days = page.display.historyDays;
     const today = Math.floor(now / DAY_MS);
     const uptimes: (number | undefined)[] = new Array(days);
+    const downs: (number | undefined)[] = new Array(days);
+    let first = days;
     for (const day of item.history) {
       const at = days - 1 - today + Date.parse(day.date) / DAY_MS;
-      if (at >= 0 && at < days) uptimes[at] = day.uptime;
+      if (at >= 0 && at < days) {
+        uptimes[at] = day.uptime;
+        downs[at] = day.downtime_minutes;
+        first = Math.min(first, at);
+      }
     }
+    if (first === days) return nothing;
+    const incidents = page.display.showIncidents ? page.incidents : [];
     const text = (at: number) => {
       const uptime = uptimes[at];
-      return `${dayDate(today, days, at, f)}: ${uptime === undefined ? m.noData : fill(m.uptime, f.percentage(uptime))}`;
+      const start = (today - days + 1 + at) * DAY_MS;
+      const lines = [dayDate(today, days, at, f)];
+      if (uptime === undefined) lines.push(m.noData);
+      else {
+        // As the engine measured it; absent on a day without downtime.
+        const down = downs[at];
+        lines.push(fill(m.uptime, f.percentage(uptime)), down ? fill(m.down, f.duration(down * 60_000)[0]) : m.noDown);
+      }
+      for (const incident of incidents) {
+        const { affected, started_at, resolved_at } = incident;
+        if (
+          (!affected?.length || affected.some((a) => a.id === item.id)) &&
+          Date.parse(started_at) < start + DAY_MS &&
+          (resolved_at ? Date.parse(resolved_at) : now) >= start
+        ) {
+          lines.push(incident.title);
+        }
+      }
+      return lines.join("\n");
     };
     const runs: [string, number][] = [];
-    for (let i = 0; i < days; i++) {
+    for (let i = first; i < days; i++) {
       const run = runs.at(-1);
       if (run?.[0] === level(uptimes[i])) run[1]++;
       else runs.push([level(uptimes[i]), 1]);
     }
-    const at = days - 1 - Math.min(days - 1, this.#days.get(item.id) ?? 0);
-    const on = (event: Event) => this.#onDay(event, item.id, text, days);
+    const at = Math.max(first, days - 1 - Math.min(days - 1, this.#days.get(item.id) ?? 0));
+    const on = (event: Event) => this.#onDay(event, item.id, text, days, first);
     return html`<span
       part="history"
       role="slider"
       tabindex="0"
       aria-label="${item.label}: ${fill(m.history, days)}"
+      aria-valuemin=${first}
       aria-valuemax=${days - 1}
       aria-valuenow=${at}
       aria-valuetext=${text(at)}
-      style="--days:${days}"
       @keydown=${on}
       @focus=${on}
       @blur=${on}
@@ -584,19 +685,19 @@ export class PorchlightStatus extends LitElement {
       @pointerleave=${on}
     >
       ${runs.map(([level, length]) => html`<i class=${level} style="--d:${length}"></i>`)}
-    </span>`;
+    </span>
+    ${this.#renderAxis(days, first, f, today)}`;
   }
 
   /**
-   * The first and last dates under the bars; a narrow element shows only the last 30 days, and their first date (a
-   * container query, so the server's markup is the browser's). Dates, not "89 days ago" and "Today": a prerendered
-   * page never goes stale, and hydrating it changes no text.
+   * The first and last dates under the bars, the first being the first day with data; a narrow element shows only
+   * the last 30 days, and their first date (a container query, so the server's markup is the browser's). Dates, not
+   * "89 days ago" and "Today": a prerendered page never goes stale, and hydrating it changes no text.
    */
-  #renderAxis(days: number, f: Formats, now: number) {
-    const today = Math.floor(now / DAY_MS);
-    const date = (at: number) => dayDate(today, days, Math.max(0, at), f);
-    return html`<p class="axis" aria-hidden="true">
-      <span class="long">${date(0)}</span><span class="short">${date(days - SHORT)}</span><span
+  #renderAxis(days: number, first: number, f: Formats, today: number) {
+    const date = (at: number) => dayDate(today, days, at, f);
+    return html`<p class="axis" aria-hidden="true" style="--s:${days - first}">
+      <span class="long">${date(first)}</span><span class="short">${date(Math.max(first, days - SHORT))}</span><span
         >${date(days - 1)}</span
       >
     </p>`;
@@ -614,40 +715,65 @@ export class PorchlightStatus extends LitElement {
   }
 
   /**
-   * An incident: its title, its status as a chip, when it ran, the services it affected, and its updates, the message
-   * in full contrast. A past one (under its day's heading) keeps its updates behind one closed line.
+   * An incident: its title, its phase as a neutral chip, its impact (the colour of its edge, and in words), when it
+   * ran, the services it affects each with its status, and its updates, the message in full contrast. An active one
+   * shows its latest update and folds the earlier ones behind one line; a past one (under its day's heading) keeps
+   * all of them behind one closed line.
    */
-  #renderIncident(incident: Incident, m: Messages, f: Formats, now: number, past: boolean) {
+  #renderIncident(incident: Incident, page: PublicStatusPage, m: Messages, f: Formats, now: number, past: boolean) {
     // affected: absent from a server older than the element; compact leaves it to the banner, which names them all.
-    const { started_at: start, resolved_at: end, updates, affected } = incident;
+    // An affected service's status: the incident's word for it, else (a server before impacts) the page's.
+    const { started_at: start, resolved_at: end, updates, affected, impact = "none" } = incident;
     // An open incident's duration counts to now: rendered as a server does, it would go stale, so only its start.
     const [lasted, rounded] = f.duration((end ? Date.parse(end) : now) - Date.parse(start));
-    const timeline = html`<ol>
-      ${updates.map(
+    // An update's phase, unless an active incident's chip says it just above (its latest update's).
+    const phase = (update: (typeof updates)[number]) =>
+      !past && update === updates[0] && update.status === incident.status
+        ? nothing
+        : html`<b>${m[update.status]}</b> · `;
+    const timeline = (shown: typeof updates) => html`<ol>
+      ${shown.map(
         (update) =>
           html`<li>
-            <b>${m[update.status]}</b> · <time datetime=${update.timestamp}>${f.when(update.timestamp)}</time>
+            ${phase(update)}<time datetime=${update.timestamp}>${f.when(update.timestamp)}</time>
             <p>${update.message}</p>
           </li>`,
       )}
     </ol>`;
-    return html`<li part="incident">
+    const earlier = updates.length - 1;
+    const folded = (summary: unknown, shown: typeof updates) =>
+      html`<details data-id=${incident.id} @toggle=${this.#onToggle}>
+        <summary>${summary}</summary>
+        ${timeline(shown)}
+      </details>`;
+    return html`<li part="incident" data-impact=${impact}>
       ${past ? html`<h5>${incident.title}</h5>` : html`<h4>${incident.title}</h4>`}
       <p>
-        <b class="chip ${end ? "ok" : "warn"}">${m[incident.status]}</b> <time datetime=${start}>${f.when(start)}</time>${
+        <b class="chip">${m[incident.status]}</b> ${
+          impact === "none" ? nothing : html`${m[`impact.${impact}`]} · `
+        }<time datetime=${start}>${f.when(start)}</time>${
           end ? html` – <time datetime=${end}>${f.until(start, end)}</time>` : nothing
         }${end || this.serverTime === undefined ? ` · ${rounded ? fill(m.about, lasted) : lasted}` : nothing}
       </p>
-      ${affected?.length && !this.compact ? html`<p>${fill(m.affected, f.list(affected.map((item) => item.label)))}</p>` : nothing}
+      ${
+        affected?.length && !this.compact
+          ? html`<p>${fillWith(
+              m.affected,
+              affected.map((a, i) => {
+                const status = a.status ?? page.items.find((item) => item.id === a.id)?.status;
+                return html`${i ? ", " : ""}<span class="svc">${a.label}${status ? html` ${statusWord(status, m, `item.${status}`)}` : nothing}</span>`;
+              }),
+            )}</p>`
+          : nothing
+      }
       ${
         this.compact || !updates.length
           ? nothing
           : past
-            ? html`<details data-id=${incident.id} @toggle=${this.#onToggle}>
-                <summary>${m.updates} (${updates.length})</summary>
-                ${timeline}
-              </details>`
-            : timeline
+            ? folded(`${m.updates} (${updates.length})`, updates)
+            : html`${timeline(updates.slice(0, 1))}${
+                earlier ? folded(fill(earlier > 1 ? m.earlier : m.earlier1, earlier), updates.slice(1)) : nothing
+              }`
       }
     </li>`;
   }

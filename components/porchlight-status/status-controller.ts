@@ -1,4 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from "lit";
+import type { ErrorPage } from "../../server/contract/common.ts";
 import { overallStatus } from "../../server/contract/status.ts";
 import type { PublicStatusPage } from "../../server/contract/status-page.ts";
 import { fetchStatusPage, type PageResult, type Problem } from "./client.ts";
@@ -55,6 +56,8 @@ export class StatusController implements ReactiveController {
   page: PublicStatusPage | undefined;
   /** Why the last request brought no page: the API's error kind, `server`, or `network`; none after a success. */
   problem: Problem | "network" | undefined;
+  /** A password page's name, logo and accent from its 401, for the prompt; kept while a 429 says nothing of them. */
+  prompt: ErrorPage | undefined;
   /** When the page shown was current (epoch ms). */
   updatedAt = 0;
   /** The Retry-After of the last rate-limited answer, in seconds; 0 when it named none. */
@@ -146,7 +149,7 @@ export class StatusController implements ReactiveController {
     if (this.#key === `${apiBase}/${slug}`) return;
     // On the first run, a prerendered page is this one.
     if (this.#key) {
-      this.page = this.problem = undefined;
+      this.page = this.problem = this.prompt = undefined;
       this.#etag = null;
       this.#failures = 0;
     }
@@ -166,6 +169,7 @@ export class StatusController implements ReactiveController {
       const { problem } = result;
       this.problem = problem;
       this.retryAfter = result.retryAfterSeconds;
+      this.prompt = result.prompt ?? this.prompt;
       if (problem === "server") this.#failures++;
       else if (problem !== "rate_limited") this.page = undefined;
       if (problem === "password_incorrect") {

@@ -5,26 +5,31 @@
 // edit, a cross-site form post is refused, sign-in brute force gets 429, the cookie is HttpOnly and SameSite, and
 // sign-out ends the session at once. Screenshots of each screen, light, dark and 375 px, in test-artifacts/.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type Running, startServer } from "../helpers.ts";
-import { axeViolations, collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
+import { axeViolations, collectPageErrors, describeBrowser } from "../support/browser.ts";
+import {
+  ARTIFACTS,
+  callAs,
+  closeListener,
+  dashboard,
+  PASSWORD,
+  SHOTS,
+  setupLink,
+  type Tab,
+  useDashboardServer,
+} from "../support/dashboard.ts";
 import { svgLogo } from "../support/images.ts";
 import { listen } from "../support/listen.ts";
 
-const ARTIFACTS = "test-artifacts";
-const PASSWORD = "porch light at dusk";
-const SHOTS = [
-  { name: "light", width: 1280, colorScheme: "light" },
-  { name: "dark", width: 1280, colorScheme: "dark" },
-  { name: "375", width: 375, colorScheme: "light" },
-] as const;
-
 describeBrowser("the dashboard, as a new owner, in Chromium", () => {
+  const served = useDashboardServer("dashboard", { PORCHLIGHT_VIEW_TTL_SECONDS: "1" });
+  const { open } = served;
   let dataDir: string;
   let server: Running;
   let origin: string;
@@ -32,15 +37,15 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
   let target: { server: Server; origin: string };
   let foreign: { server: Server; origin: string; html: string };
   /** The owner's signed-in browser, kept across the journey's steps. */
-  let owner: { context: BrowserContext; page: Page; errors: string[] };
+  let owner: Tab;
   const created: { siteUrl?: string; pageId?: string } = {};
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    dataDir = mkdtempSync(join(tmpdir(), "porchlight-dashboard-"));
-    target = await listen((_req, res) => {
-      res.writeHead(200, { "content-type": "text/plain" });
-      res.end("ok");
+    ({ dataDir, server, origin, browser } = served);
+    target = await listen((req, res) => {
+      // /down fails as a broken service does: the automatic incident's test.
+      res.writeHead(req.url === "/down" ? 503 : 200, { "content-type": "text/plain" });
+      res.end(req.url === "/down" ? "unavailable" : "ok");
     });
     foreign = Object.assign(
       await listen((_req, res) => {
@@ -49,39 +54,15 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
       }),
       { html: "" },
     );
-    server = await startServer({
-      PORCHLIGHT_DATA_DIR: dataDir,
-      PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true",
-      PORCHLIGHT_OWNER_EMAIL: "owner@example.com",
-      PORCHLIGHT_VIEW_TTL_SECONDS: "1",
-    });
-    origin = `http://localhost:${server.port}`;
-    browser = await launchChromium();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await owner?.context.close();
-    await browser?.close();
-    await server?.stop();
-    for (const s of [target, foreign]) await new Promise((resolve) => s?.server.close(resolve));
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const s of [target, foreign]) await closeListener(s);
   });
 
-  async function open(options: { width?: number; colorScheme?: "light" | "dark" } = {}) {
-    const context = await browser.newContext({
-      viewport: { width: options.width ?? 1280, height: 900 },
-      colorScheme: options.colorScheme ?? "light",
-      locale: "en-US",
-    });
-    const page = await context.newPage();
-    return { context, page, errors: collectPageErrors(page) };
-  }
-
-  const dashboard = (page: Page) => page.locator("porchlight-dashboard");
-
   test("first start → setup link → password → add a site that turns healthy live", async () => {
-    const setup = /(http:\/\/\S+\/dashboard\/setup#token=[A-Za-z0-9_-]{43})/.exec(server.output())?.[1];
-    expect(setup, server.output()).toBeDefined();
+    const setup = setupLink(server);
     // The setup link names the server's own address; the token is after #, so no request carries it.
     expect(setup?.startsWith(`${origin}/dashboard/setup#`)).toBe(true);
     owner = await open();
@@ -119,7 +100,9 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
     await dashboard(page).getByLabel("Name").fill("Bad");
     await dashboard(page).getByRole("button", { name: "Add site" }).click();
     const error = dashboard(page).locator("#f-url-error");
-    await expect.poll(() => error.textContent()).toMatch(/^Address: /);
+    await expect
+      .poll(() => error.textContent())
+      .toBe("Start the address with http://, https://, tcp://, tls://, dns://, icmp:// or push://.");
     expect(await dashboard(page).getByLabel("Address").getAttribute("aria-invalid")).toBe("true");
     await dashboard(page).getByRole("button", { name: "Cancel" }).click();
     // The browser reported that 400, as it reports every refused request: it was the answer this test asked for.
@@ -188,15 +171,19 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
     const { page } = owner;
     await dashboard(page).getByRole("link", { name: "Incidents" }).click();
     await dashboard(page).getByRole("button", { name: "Open an incident" }).click();
+    // No page is chosen for the owner: the incident goes where they tick.
+    await dashboard(page)
+      .getByRole("checkbox", { name: /Acme Status/ })
+      .check();
     await dashboard(page).getByLabel("Title").fill("Slow checkout");
     await dashboard(page).getByLabel("What visitors read").fill("We are looking into slow payments.");
     await dashboard(page).getByRole("button", { name: "Open incident" }).click();
     const incident = dashboard(page).locator("article", { hasText: "Slow checkout" });
-    await expect.poll(() => incident.locator(".chip").textContent()).toBe("Investigating");
+    await expect.poll(() => incident.locator(".bar .chip").textContent()).toBe("Investigating");
     const api = await page.request.get(`${origin}/public/v1/status-page/acme-status`);
     expect((await api.json()).incidents[0]).toMatchObject({ title: "Slow checkout", status: "investigating" });
     await incident.getByRole("button", { name: "Resolve" }).click();
-    await expect.poll(() => incident.locator(".chip").textContent()).toBe("Resolved");
+    await expect.poll(() => incident.locator(".bar .chip").textContent()).toBe("Resolved");
     await expect
       .poll(
         async () =>
@@ -204,6 +191,326 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
       )
       .toBe("resolved");
   });
+
+  /** Calls the API as the owner's signed-in browser does: the session's cookie and its CSRF token. */
+  const call = (method: string, path: string, body?: unknown) => callAs(owner, method, path, body);
+
+  interface Shown {
+    title: string;
+    impact: string;
+    started_at: string;
+    affected: { label: string; status: string }[];
+    updates: { message: string; timestamp: string }[];
+  }
+  /** What visitors read: the page's public JSON. */
+  const publicIncidents = async (): Promise<Shown[]> =>
+    (await (await owner.page.request.get(`${origin}/public/v1/status-page/acme-status`)).json()).incidents;
+  const shownTitled = async (title: string) => (await publicIncidents()).find((i) => i.title === title);
+
+  test("the dashboard saves a draft, publishes it, edits it and an update, and deletes it; visitors' JSON follows", async () => {
+    const { page } = owner;
+    const d = dashboard(page);
+    await page.goto(`${origin}/dashboard/incidents`);
+    await d.getByRole("button", { name: "Open an incident" }).click();
+    await d.getByRole("checkbox", { name: /Acme Status/ }).check();
+    await d.getByLabel("Title").fill("Payments failing");
+    await d.getByLabel("Impact").selectOption("major");
+    await d.getByRole("checkbox", { name: "Local API" }).check();
+    await d.getByLabel("Status of Local API").selectOption("partial_outage");
+    await d.getByLabel("What visitors read").fill("Some card payments fail.");
+    await d.getByRole("button", { name: "Save as draft" }).click();
+    const draft = d.locator("article", { hasText: "Payments failing" });
+    await expect.poll(() => draft.locator(".badge").textContent()).toBe("Draft");
+    expect(await draft.textContent()).toContain("Affects Local API (Partial outage)");
+    // A draft is the owner's alone.
+    expect((await publicIncidents()).map((i) => i.title)).not.toContain("Payments failing");
+
+    await draft.getByRole("button", { name: "Publish Payments failing" }).click();
+    await expect.poll(() => draft.locator(".badge").count()).toBe(0);
+    await expect
+      .poll(() => shownTitled("Payments failing"))
+      .toMatchObject({ impact: "major", affected: [{ label: "Local API", status: "partial_outage" }] });
+
+    await draft.getByRole("button", { name: "Edit Payments failing" }).click();
+    const editor = draft.getByRole("form", { name: "Edit Payments failing" });
+    await editor.getByLabel("Title").fill("Payments slow");
+    await editor.getByLabel("Impact").selectOption("minor");
+    await editor.getByLabel("Status of Local API").selectOption("degraded");
+    await editor.getByRole("button", { name: "Save changes" }).click();
+    const edited = d.locator("article", { hasText: "Payments slow" });
+    await expect.poll(() => edited.count()).toBe(1);
+    await expect
+      .poll(() => shownTitled("Payments slow"))
+      .toMatchObject({ impact: "minor", affected: [{ label: "Local API", status: "degraded" }] });
+
+    // The opening update's text and time, corrected: the incident's start moves with it.
+    const earlier = await page.evaluate(() => {
+      const at = new Date(Date.now() - 2 * 3_600_000);
+      at.setSeconds(0, 0);
+      const local = new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+      return { local, ms: at.getTime() };
+    });
+    await edited.getByRole("button", { name: /^Edit the \w+ update of / }).click();
+    const correction = edited.getByRole("form", { name: /^Edit the \w+ update of / });
+    await correction.getByLabel("Text of the update").fill("Card payments are slow.");
+    await correction.getByLabel("Time").fill(earlier.local);
+    await correction.getByRole("button", { name: "Save update" }).click();
+    await expect
+      .poll(async () => {
+        const shown = await shownTitled("Payments slow");
+        const first = shown?.updates.at(-1);
+        return first && [first.message, Date.parse(first.timestamp), Date.parse(shown?.started_at ?? "")];
+      })
+      .toEqual(["Card payments are slow.", earlier.ms, earlier.ms]);
+    await expect.poll(() => edited.getByText("Card payments are slow.").count()).toBe(1);
+
+    // Deleted only through a confirmation that names it.
+    await edited.getByRole("button", { name: "Delete Payments slow" }).click();
+    const confirm = d.getByRole("dialog", { name: "Delete the incident “Payments slow”?" });
+    await expect.poll(() => confirm.isVisible()).toBe(true);
+    await confirm.getByRole("button", { name: "Delete incident" }).click();
+    await expect.poll(() => edited.count()).toBe(0);
+    await expect.poll(async () => (await publicIncidents()).map((i) => i.title)).toEqual(["Slow checkout"]);
+    expect(owner.errors).toEqual([]);
+  }, 60_000);
+
+  test("with many pages the incident form chooses none and a search narrows the list; a page's screen chooses itself", async () => {
+    const { page } = owner;
+    const d = dashboard(page);
+    const regions: number[] = [];
+    for (let n = 1; n <= 10; n++) {
+      const name = `Region ${String(n).padStart(2, "0")}`;
+      const made = await call("POST", "/public/v1/status-pages", { name, slug: name.toLowerCase().replace(" ", "-") });
+      expect(made.status).toBe(201);
+      regions.push(made.json.data.id);
+    }
+    try {
+      await page.goto(`${origin}/dashboard/incidents`);
+      await d.getByRole("button", { name: "Open an incident" }).click();
+      const choices = d.locator("#page-choices input[type=checkbox]");
+      await expect.poll(() => choices.count()).toBe(11);
+      const ticked = () => choices.evaluateAll((all) => all.filter((c) => (c as HTMLInputElement).checked).length);
+      expect(await ticked()).toBe(0);
+      await d.getByLabel("Find a page").fill("Region 1");
+      await expect.poll(() => choices.count()).toBe(1);
+      expect(await d.getByRole("checkbox", { name: /Region 10/ }).count()).toBe(1);
+      expect(await d.getByRole("status").filter({ hasText: "pages match" }).textContent()).toBe("1 of 11 pages match");
+      await d.getByLabel("Find a page").fill("acme");
+      await expect.poll(() => choices.count()).toBe(1);
+      // Sent with no page ticked: refused beside the choice, nothing opened.
+      await d.getByLabel("Title").fill("Nowhere");
+      await d.getByLabel("What visitors read").fill("Nothing.");
+      await d.getByRole("button", { name: "Open incident" }).click();
+      await expect.poll(() => d.locator("#i-page-error").textContent()).toBe("Choose at least one page.");
+      await page.screenshot({ path: `${ARTIFACTS}/dashboard-incident-form-search-light.png`, fullPage: true });
+      expect(await axeViolations(page)).toEqual([]);
+
+      await page.goto(`${origin}/dashboard/pages/${created.pageId}`);
+      await d.getByRole("link", { name: "Open an incident on this page" }).click();
+      await expect.poll(() => d.getByRole("checkbox", { name: /Acme Status/ }).isChecked()).toBe(true);
+      expect(page.url()).toBe(`${origin}/dashboard/incidents?page=${created.pageId}`);
+      expect(await ticked()).toBe(1);
+      // The page's services are offered at once.
+      expect(await d.getByRole("checkbox", { name: "Local API" }).count()).toBe(1);
+    } finally {
+      for (const [i, id] of regions.entries()) {
+        const confirmName = `Region ${String(i + 1).padStart(2, "0")}`;
+        await call("DELETE", `/public/v1/status-pages/${id}`, { confirmName });
+      }
+    }
+    expect(owner.errors).toEqual([]);
+  }, 60_000);
+
+  test("a page's incident policy: publication and texts saved, a wrong delay refused beside its field", async () => {
+    const { page } = owner;
+    const d = dashboard(page);
+    await page.goto(`${origin}/dashboard/pages/${created.pageId}`);
+    const policy = d.locator("#policy");
+    await expect.poll(() => policy.count()).toBe(1);
+    // The default: outages lasting at least 5 minutes.
+    expect(await policy.getByRole("radio", { name: /Only outages that last/ }).isChecked()).toBe(true);
+    expect(await policy.getByLabel("Minutes").inputValue()).toBe("5");
+    expect(await policy.textContent()).toContain("{service} becomes the service's name on this page");
+    await policy.getByLabel("Minutes").fill("0");
+    await policy.getByRole("button", { name: "Save incident policy" }).click();
+    await expect.poll(() => policy.locator("#p-afterMinutes-error").count()).toBe(1);
+    expect(await policy.getByLabel("Minutes").getAttribute("aria-invalid")).toBe("true");
+    expect(owner.errors).toEqual(["Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
+    owner.errors.length = 0;
+
+    await policy.getByLabel("Minutes").fill("10");
+    await policy.getByLabel(/^Title/).fill("{service}: trouble");
+    await policy.getByRole("button", { name: "Save incident policy" }).click();
+    await expect.poll(() => policy.getByRole("status").textContent()).toBe("Saved.");
+    const saved = await call("GET", `/public/v1/status-pages/${created.pageId}`);
+    expect(saved.json.data.incidentPolicy).toMatchObject({
+      publish: "after",
+      afterMinutes: 10,
+      template: {
+        title: "{service}: trouble",
+        recovered: "{service} is available again. It was unavailable for {duration}.",
+      },
+    });
+    await policy.getByRole("radio", { name: /As drafts/ }).check();
+    expect(await policy.getByLabel("Minutes").count()).toBe(0);
+    await policy.getByRole("button", { name: "Save incident policy" }).click();
+    await expect
+      .poll(async () => (await call("GET", `/public/v1/status-pages/${created.pageId}`)).json.data.incidentPolicy)
+      .toMatchObject({ publish: "draft", afterMinutes: 10, template: { title: "{service}: trouble" } });
+    expect(owner.errors).toEqual([]);
+  });
+
+  test("an automatic incident waits for the page's delay, shows the owner its detail, and is published in one click", async () => {
+    const { page } = owner;
+    const d = dashboard(page);
+    await call("PATCH", `/public/v1/status-pages/${created.pageId}`, {
+      incidentPolicy: { publish: "after", afterMinutes: 60 },
+    });
+    const site = await call("POST", "/public/v1/sites", {
+      url: `${target.origin}/down`,
+      name: "Payments",
+      checkInterval: 30,
+    });
+    expect(site.status).toBe(201);
+    const siteId = site.json.data.id;
+    await call("POST", `/public/v1/status-pages/${created.pageId}/items`, { siteId });
+    try {
+      await page.goto(`${origin}/dashboard/incidents`);
+      const incident = d.locator("article", { hasText: "Payments: trouble" });
+      // The engine opens it as the outage begins; the screen shows it on its next load.
+      await expect
+        .poll(
+          async () => {
+            await page.goto(`${origin}/dashboard/incidents`);
+            await expect.poll(() => d.getByRole("heading", { name: "Open" }).count()).toBe(1);
+            return incident.count();
+          },
+          { timeout: 90_000, interval: 2000 },
+        )
+        .toBe(1);
+      expect(await incident.locator(".badge").textContent()).toBe("Waiting");
+      expect(await incident.textContent()).toContain("Visitors see it if the outage lasts 60 minutes");
+      expect(await incident.locator(".detail").first().textContent()).toMatch(/^Owner only: .*503/);
+      expect((await publicIncidents()).map((i) => i.title)).not.toContain("Payments: trouble");
+      await page.screenshot({ path: `${ARTIFACTS}/dashboard-incident-waiting-light.png`, fullPage: true });
+      expect(await axeViolations(page)).toEqual([]);
+
+      await incident.getByRole("button", { name: "Publish Payments: trouble" }).click();
+      await expect.poll(() => incident.locator(".badge").count()).toBe(0);
+      const shown = await (async () => {
+        let found: Shown | undefined;
+        await expect
+          .poll(async () => {
+            found = await shownTitled("Payments: trouble");
+            return found !== undefined;
+          })
+          .toBe(true);
+        return found as Shown;
+      })();
+      // Visitors read the page's words, never the check's detail.
+      expect(JSON.stringify(shown)).not.toContain("503");
+      expect(shown.affected).toEqual([expect.objectContaining({ label: "Payments" })]);
+    } finally {
+      const list = await call("GET", `/public/v1/status-pages/${created.pageId}/incidents`);
+      for (const incident of list.json.data.incidents) {
+        if (incident.source === "automatic") {
+          await call("DELETE", `/public/v1/status-pages/${created.pageId}/incidents/${incident.id}`);
+        }
+      }
+      await call("DELETE", `/public/v1/site/${siteId}`);
+    }
+    expect(owner.errors).toEqual([]);
+  }, 120_000);
+
+  test("the alert rule's confirmations, cool-down and flapping (and off), with the API's refusals inline", async () => {
+    const { page } = owner;
+    const d = dashboard(page);
+    await page.goto(`${origin}/dashboard/alerts`);
+    const rule = d.getByRole("form", { name: "The workspace's alert rule" });
+    await expect.poll(() => rule.getByLabel("Failed checks before a down alert").inputValue()).toBe("2");
+    expect(await rule.getByLabel("Cool-down, in minutes").inputValue()).toBe("15");
+    expect(await rule.getByLabel("Detect flapping").isChecked()).toBe(true);
+    expect(await rule.getByLabel("Outages that make a site flapping").inputValue()).toBe("3");
+
+    await rule.getByLabel("Failed checks before a down alert").fill("25");
+    await rule.getByRole("button", { name: "Save rule" }).click();
+    await expect.poll(() => rule.locator("#r-confirmations-error").count()).toBe(1);
+    expect(await rule.getByLabel("Failed checks before a down alert").getAttribute("aria-invalid")).toBe("true");
+    expect(owner.errors).toEqual(["Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
+    owner.errors.length = 0;
+
+    await rule.getByLabel("Failed checks before a down alert").fill("3");
+    await rule.getByLabel("Cool-down, in minutes").fill("20");
+    await rule.getByLabel("Detect flapping").uncheck();
+    expect(await rule.getByLabel("Outages that make a site flapping").count()).toBe(0);
+    await rule.getByRole("button", { name: "Save rule" }).click();
+    // The screen says so once its answer is in (the API has the rule a moment before): the next edit waits for it,
+    // as a person reading the screen would, and the box stays as saved while the screen reloads.
+    await expect.poll(() => d.getByRole("status").filter({ hasText: "Rule saved." }).count()).toBe(1);
+    expect(await rule.getByLabel("Detect flapping").isChecked()).toBe(false);
+    expect((await call("GET", "/public/v1/alert-rules/default")).json.data).toMatchObject({
+      confirmations: 3,
+      cooldownMinutes: 20,
+      flapping: null,
+    });
+
+    await rule.getByLabel("Detect flapping").check();
+    await rule.getByLabel("Outages that make a site flapping").fill("4");
+    await rule.getByLabel("Within, in minutes").fill("60");
+    await rule.getByLabel(/^Stable for/).fill("45");
+    await rule.getByRole("button", { name: "Save rule" }).click();
+    await expect
+      .poll(async () => (await call("GET", "/public/v1/alert-rules/default")).json.data.flapping)
+      .toEqual({ outages: 4, windowMinutes: 60, quietMinutes: 45 });
+    expect(owner.errors).toEqual([]);
+  });
+
+  test("the incident editor and the incident policy: light, dark and 375 px, axe clean", async () => {
+    const items = (await call("GET", `/public/v1/status-pages/${created.pageId}`)).json.data.items;
+    const made = await call("POST", `/public/v1/status-pages/${created.pageId}/incidents`, {
+      title: "Database failover",
+      impact: "major",
+      items: [{ id: items[0].id, status: "partial_outage" }],
+      message: "Writes are slow while the database fails over.",
+      publish: false,
+    });
+    expect(made.status).toBe(201);
+    const id = made.json.data.id;
+    await call("POST", `/public/v1/status-pages/${created.pageId}/incidents/${id}/updates`, {
+      status: "identified",
+      message: "The standby is catching up.",
+    });
+    const state = await owner.context.storageState();
+    try {
+      for (const shot of SHOTS) {
+        const { context, page, errors } = await open({ ...shot, storageState: state });
+        const d = dashboard(page);
+        await page.goto(`${origin}/dashboard/incidents`);
+        const article = d.locator("article", { hasText: "Database failover" });
+        await article.getByRole("button", { name: "Edit Database failover" }).click();
+        await article
+          .getByRole("button", { name: /^Edit the \w+ update of / })
+          .first()
+          .click();
+        await expect.poll(() => article.getByRole("form").count()).toBe(2);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(shot.width);
+        await article.screenshot({ path: `${ARTIFACTS}/dashboard-incident-editor-${shot.name}.png` });
+        expect(await axeViolations(page), `incident editor ${shot.name}`).toEqual([]);
+
+        await page.goto(`${origin}/dashboard/pages/${created.pageId}`);
+        const policy = d.locator("#policy");
+        await expect.poll(() => policy.count()).toBe(1);
+        await policy.getByRole("radio", { name: /Only outages that last/ }).check();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(shot.width);
+        await policy.screenshot({ path: `${ARTIFACTS}/dashboard-incident-policy-${shot.name}.png` });
+        expect(await axeViolations(page), `incident policy ${shot.name}`).toEqual([]);
+        expect(errors).toEqual([]);
+        await context.close();
+      }
+    } finally {
+      await call("DELETE", `/public/v1/status-pages/${created.pageId}/incidents/${id}`);
+    }
+  }, 120_000);
 
   test("alerts: a webhook channel, a test sent and delivered, its log; maintenance planned on the site", async () => {
     const { page } = owner;
@@ -239,6 +546,44 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
     expect(owner.errors).toEqual([]);
   }, 60_000);
 
+  /**
+   * A phone's header: one row (the name and a Menu button), the navigation and the member folded away; the Menu opens
+   * them, and following a link goes there and folds them again.
+   */
+  async function phoneMenu(page: Page): Promise<void> {
+    const d = dashboard(page);
+    await page.goto(`${origin}/dashboard/`);
+    const menu = d.getByRole("button", { name: "Menu" });
+    const nav = d.getByRole("navigation", { name: "Dashboard" });
+    await menu.waitFor();
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await nav.isVisible()).toBe(false);
+    expect(await d.getByRole("button", { name: "Sign out" }).isVisible()).toBe(false);
+    // One row: the brand and the Menu button side by side, each beside the other's height.
+    const brand = await d.getByRole("link", { name: "Porchlight", exact: true }).boundingBox();
+    const button = await menu.boundingBox();
+    expect(brand && button && button.y < brand.y + brand.height && brand.y < button.y + button.height).toBe(true);
+    expect(button && brand && button.x > brand.x + brand.width).toBe(true);
+
+    await menu.click();
+    expect(await menu.getAttribute("aria-expanded")).toBe("true");
+    await expect.poll(() => nav.isVisible()).toBe(true);
+    expect(await nav.getByRole("link").allTextContents()).toEqual([
+      "Sites",
+      "Status pages",
+      "Incidents",
+      "Maintenance",
+      "Alerts",
+      "Account",
+    ]);
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-journey-menu-375.png` });
+    await nav.getByRole("link", { name: "Status pages" }).click();
+    await expect.poll(() => d.getByRole("heading", { name: "Status pages", level: 1 }).count()).toBe(1);
+    expect(page.url()).toBe(`${origin}/dashboard/pages`);
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await nav.isVisible()).toBe(false);
+  }
+
   test("screens: light, dark and 375 px, axe clean, no console errors", async () => {
     const state = await owner.context.storageState();
     const screens: [string, string, string][] = [
@@ -256,18 +601,12 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
       return (await res.json()).data.sites[0].id as string;
     });
     for (const shot of SHOTS) {
-      const context = await browser.newContext({
-        storageState: state,
-        viewport: { width: shot.width, height: 900 },
-        colorScheme: shot.colorScheme,
-        locale: "en-US",
-      });
-      const page = await context.newPage();
-      const errors = collectPageErrors(page);
+      const { context, page, errors } = await open({ ...shot, storageState: state });
+      if (shot.width === 375) await phoneMenu(page);
       for (const [name, path, heading] of screens) {
         await page.goto(`${origin}${name === "site" ? `${path}${siteId}` : path}`);
         await expect.poll(() => dashboard(page).getByRole("heading", { name: heading, level: 1 }).count()).toBe(1);
-        if (name === "site") await expect.poll(() => dashboard(page).locator(".chart canvas").count()).toBe(1);
+        if (name === "site") await expect.poll(() => dashboard(page).locator("pl-response-chart svg").count()).toBe(1);
         if (name === "page") {
           await expect.poll(() => dashboard(page).locator("porchlight-status [part~=banner]").count()).toBe(1);
         }
@@ -276,7 +615,7 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
           await page.evaluate(() => document.documentElement.scrollWidth),
           `${name} ${shot.name}`,
         ).toBeLessThanOrEqual(shot.width);
-        await page.screenshot({ path: `${ARTIFACTS}/dashboard-${name}-${shot.name}.png`, fullPage: true });
+        await page.screenshot({ path: `${ARTIFACTS}/dashboard-journey-${name}-${shot.name}.png`, fullPage: true });
         expect(await axeViolations(page), `${name} ${shot.name}`).toEqual([]);
       }
       expect(errors).toEqual([]);
@@ -458,9 +797,15 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
     await dashboard(viewer.page).getByRole("button", { name: "Save and sign in" }).click();
     const row = dashboard(viewer.page).locator("tr", { hasText: "Local API" });
     await expect.poll(() => row.count()).toBe(1);
+    // Counted hidden too: a row's Edit, Pause and Delete live in its closed "⋯" menu (a popover).
     expect(
       await dashboard(viewer.page)
-        .getByRole("button", { name: /Add a site|Edit|Delete|Pause/ })
+        .getByRole("button", { name: /Add a site|Actions for|Edit|Delete|Pause/, includeHidden: true })
+        .count(),
+    ).toBe(0);
+    expect(
+      await dashboard(viewer.page)
+        .getByRole("checkbox", { name: /^Select / })
         .count(),
     ).toBe(0);
     const status = await viewer.page.evaluate(async () => {
@@ -486,6 +831,46 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
       await expect.poll(() => dashboard(visitor.page).getByRole("button", { name: "Sign out" }).count()).toBe(1);
       expect(new URL(visitor.page.url()).origin, next).toBe(origin);
       await visitor.context.close();
+    }
+  }, 60_000);
+
+  test("a server that refuses private targets says so in the site form, naming the setting, before saving", async () => {
+    const strictDir = mkdtempSync(join(tmpdir(), "porchlight-dashboard-strict-"));
+    const strict = await startServer({ PORCHLIGHT_DATA_DIR: strictDir, PORCHLIGHT_OWNER_EMAIL: "owner@example.com" });
+    const visitor = await open();
+    try {
+      const setup = setupLink(strict);
+      const { page } = visitor;
+      const d = dashboard(page);
+      await page.goto(setup as string);
+      await d.getByLabel("New password").fill(PASSWORD);
+      await d.getByLabel("Repeat the password").fill(PASSWORD);
+      await d.getByRole("button", { name: "Save and sign in" }).click();
+      await d.getByRole("button", { name: "Add your first site" }).click();
+      await d.getByLabel("Address").fill(`${target.origin}/health`);
+      const refused = d.locator("#f-url-refused");
+      // As typed: no save asked for, and the form names the server's setting.
+      await expect.poll(() => refused.textContent()).toContain("PORCHLIGHT_ALLOW_PRIVATE_TARGETS");
+      expect(await refused.textContent()).toMatch(/^This server will not check this address: /);
+      expect(await d.getByLabel("Address").getAttribute("aria-describedby")).toContain("f-url-refused");
+      await page.screenshot({ path: `${ARTIFACTS}/dashboard-site-refused-light.png` });
+      expect(await axeViolations(page)).toEqual([]);
+      // A public address is not refused.
+      await d.getByLabel("Address").fill("https://1.1.1.1/");
+      await d.getByLabel("Address").blur();
+      await expect.poll(() => refused.textContent()).toBe("");
+      // Saved anyway: the list says the server does not check it, and why, never "Down".
+      await d.getByLabel("Address").fill(`${target.origin}/health`);
+      await d.getByLabel("Name").fill("Refused API");
+      await d.getByRole("button", { name: "Add site" }).click();
+      const row = d.locator("tr", { hasText: "Refused API" });
+      await expect.poll(() => row.locator(".chip").textContent(), { timeout: 30_000 }).toBe("Not checked");
+      expect(await row.locator("td.status small").textContent()).toContain("PORCHLIGHT_ALLOW_PRIVATE_TARGETS");
+      expect(visitor.errors).toEqual([]);
+    } finally {
+      await visitor.context.close();
+      await strict.stop();
+      rmSync(strictDir, { recursive: true, force: true });
     }
   }, 60_000);
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { AppEnv } from "../../server/http/route.ts";
 import { makeApp, sqliteKind, useStore } from "../helpers.ts";
 import { describeBrowser, launchChromium } from "../support/browser.ts";
 
@@ -26,9 +27,9 @@ function referenced(html: string): string[] {
   return [...html.matchAll(/\s(?:href|src)="([^"]+)"/g)].map((m) => m[1] as string);
 }
 
-describe("GET /docs: the API reference page and its files", () => {
-  test("/docs and /docs/ answer the page, with a policy that allows no inline or foreign script", async () => {
-    for (const path of ["/docs", "/docs/"]) {
+describe("GET /docs/api/reference/: the API reference page and its files", () => {
+  test("/docs/api/reference and /docs/api/reference/ answer the page, with a policy that allows no inline or foreign script", async () => {
+    for (const path of ["/docs/api/reference", "/docs/api/reference/"]) {
       const res = await app.request(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -52,15 +53,15 @@ describe("GET /docs: the API reference page and its files", () => {
   });
 
   test("every file the page names answers 200 with its type, cached a year, and gzip when asked", async () => {
-    const html = await (await app.request("/docs")).text();
+    const html = await (await app.request("/docs/api/reference/")).text();
     const files = referenced(html).filter((path) => path.startsWith("/docs/"));
     expect(files.map((path) => path.replace(/\.[0-9a-f]{10}\./, "."))).toEqual([
-      "/docs/swagger-ui.css",
-      "/docs/index.css",
-      "/docs/favicon-32x32.png",
-      "/docs/favicon-16x16.png",
-      "/docs/swagger-ui-bundle.js",
-      "/docs/init.js",
+      "/docs/api/reference/swagger-ui.css",
+      "/docs/api/reference/index.css",
+      "/docs/api/reference/favicon-32x32.png",
+      "/docs/api/reference/favicon-16x16.png",
+      "/docs/api/reference/swagger-ui-bundle.js",
+      "/docs/api/reference/init.js",
     ]);
     for (const path of files) {
       const plain = await app.request(path);
@@ -81,10 +82,77 @@ describe("GET /docs: the API reference page and its files", () => {
   });
 
   test("an unknown file is a 404, and the page is not an operation of the API", async () => {
-    expect((await app.request("/docs/swagger-ui-bundle.js")).status).toBe(404);
-    expect((await app.request("/docs/nothing.0123456789.js")).status).toBe(404);
+    expect((await app.request("/docs/api/reference/swagger-ui-bundle.js")).status).toBe(404);
+    expect((await app.request("/docs/api/reference/nothing.0123456789.js")).status).toBe(404);
     const doc = await (await app.request("/public/v1/openapi.json")).json();
     expect(Object.keys(doc.paths).filter((path) => path.startsWith("/docs"))).toEqual([]);
+  });
+});
+
+describe("GET /docs/: the documentation site (dist/docs, built by the global setup as npm start does)", () => {
+  test("/docs/ is the Starlight site, with its sidebar, the OpenAPI reference linked, and a strict policy", async () => {
+    const res = await app.request("/docs/");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    // Starlight's inline scripts are allowed by digest, never as a class.
+    expect(csp).not.toContain("'unsafe-inline' 'self'");
+    expect(csp).toMatch(/script-src 'self' 'wasm-unsafe-eval'( 'sha256-[A-Za-z0-9+/=]+')+;/);
+    const html = await res.text();
+    expect(html).toContain('<meta name="generator" content="Starlight');
+    expect(html).toContain("<title>Porchlight");
+    for (const link of ["/docs/getting-started/", "/docs/api/sites/", "/docs/configuration/", "/docs/api/reference/"])
+      expect(html, link).toContain(`href="${link}"`);
+    // No CDN: every script, style and image is this server's.
+    expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\/[^"]*\.(?:js|css|svg|png|woff2)"/);
+    const again = await app.request("/docs/", { headers: { "if-none-match": res.headers.get("etag") as string } });
+    expect(again.status).toBe(304);
+  });
+
+  test("a page without its slash redirects, hashed files are cached a year and compressed, the rest is a 404 page", async () => {
+    const bare = await app.request("/docs");
+    expect(bare.status).toBe(301);
+    expect(bare.headers.get("location")).toBe("/docs/");
+    const cli = await app.request("/docs/cli");
+    expect(cli.status).toBe(301);
+    expect(cli.headers.get("location")).toBe("/docs/cli/");
+    const page = await (await app.request("/docs/cli/")).text();
+    expect(page).toContain("porchlight token create");
+    const style = referenced(page).find((path) => /^\/docs\/_astro\/.*\.css$/.test(path)) as string;
+    const css = await app.request(style, { headers: { "accept-encoding": "br" } });
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect(css.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(css.headers.get("content-encoding")).toBe("br");
+    for (const path of [
+      "/docs/no-such-page/",
+      "/docs/.sources",
+      "/docs/%2e%2e/package.json",
+      "/docs/_astro/nothing.js",
+    ]) {
+      const missing = await app.request(path);
+      expect(missing.status, path).toBe(404);
+      expect(await missing.text(), path).toContain("404");
+    }
+  });
+
+  test("a server whose documentation is not built still serves /docs/: a page saying how to build it", async () => {
+    const { Hono } = await import("hono");
+    const { docsRoutes } = await import("../../server/api/docs.ts");
+    const bare = new Hono<AppEnv>();
+    docsRoutes(bare, { publicUrl: "http://status.test", dir: "/nonexistent/porchlight-docs" });
+    const res = await bare.request("/docs/");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await res.text();
+    expect(html).toContain("The documentation is not built");
+    expect(html).toContain("npm run build:docs");
+    expect(html).toContain('href="/docs/api/reference/"');
+    // The API reference needs no build.
+    expect((await bare.request("/docs/api/reference/")).status).toBe(200);
   });
 });
 
@@ -122,7 +190,7 @@ describeBrowser("the API reference in Chromium", () => {
       });
     });
 
-    const res = await page.goto(`${origin}/docs`);
+    const res = await page.goto(`${origin}/docs/api/reference/`);
     expect(res?.status()).toBe(200);
     const listSites = page
       .locator(".opblock-summary", { has: page.locator(".opblock-summary-path[data-path='/public/v1/sites']") })
@@ -155,5 +223,53 @@ describeBrowser("the API reference in Chromium", () => {
     expect(requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"))).toEqual([]);
     expect(requests).toContain(`${origin}/public/v1/openapi.json`);
     await context.close();
+  });
+
+  test("the documentation site: no policy violation, light, dark and 375 px, search finds a route, the reference one click away", async () => {
+    for (const [name, options] of [
+      ["light", { viewport: { width: 1280, height: 900 }, colorScheme: "light" }],
+      ["dark", { viewport: { width: 1280, height: 900 }, colorScheme: "dark" }],
+      ["375", { viewport: { width: 375, height: 800 }, colorScheme: "light" }],
+    ] as const) {
+      const context = await browser.newContext(options);
+      const page = await context.newPage();
+      const problems: string[] = [];
+      const requests: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error") problems.push(message.text());
+      });
+      page.on("pageerror", (error) => problems.push(String(error)));
+      page.on("request", (request) => requests.push(request.url()));
+      await page.addInitScript(() => {
+        document.addEventListener("securitypolicyviolation", (event) => {
+          console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
+        });
+      });
+      const res = await page.goto(`${origin}/docs/api/sites/`);
+      expect(res?.status(), name).toBe(200);
+      await expect.poll(() => page.locator("h1").innerText()).toBe("Sites");
+      // Nothing wider than the screen.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), name).toBe(true);
+      await page.screenshot({ path: `${ARTIFACTS}/docs-site-${name}.png` });
+      if (name === "light") {
+        // Pagefind's search (WebAssembly) runs under the page's policy.
+        await page.locator("site-search button[data-open-modal]").click();
+        await page.locator("dialog input").fill("maintenance");
+        await expect.poll(() => page.locator(".pagefind-ui__result").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+        await page.screenshot({ path: `${ARTIFACTS}/docs-site-search.png` });
+        await page.keyboard.press("Escape");
+        await page.locator('a[href="/docs/api/reference/"]').first().click();
+        await page.waitForURL(`${origin}/docs/api/reference/`);
+        await expect
+          .poll(() => page.locator(".info .title").innerText(), { timeout: 15_000 })
+          .toContain("Porchlight API");
+      }
+      expect(problems, name).toEqual([]);
+      expect(
+        requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:")),
+        name,
+      ).toEqual([]);
+      await context.close();
+    }
   });
 });

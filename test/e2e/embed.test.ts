@@ -282,7 +282,7 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
         sent.push({ url: request.url(), password: request.headers()["x-status-page-password"] });
       }
     });
-    await expect.poll(() => v.inShadow("label").textContent()).toBe("Password");
+    await expect.poll(() => v.inShadow("label[for=password]").textContent()).toBe("Password");
     expect(await v.inShadow("[part~=item]").count()).toBe(0);
     expect(await v.audit()).toEqual([]);
     await v.page.locator("porchlight-status").screenshot({ path: `${ARTIFACTS}/embed-password.png` });
@@ -296,7 +296,7 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     const focused = () =>
       v.page.evaluate(() => document.querySelector("porchlight-status")?.shadowRoot?.activeElement?.id);
     expect(await focused()).toBe("password");
-    expect(await v.inShadow("input").getAttribute("aria-invalid")).toBe("true");
+    expect(await v.inShadow("[part~=input]").getAttribute("aria-invalid")).toBe("true");
     expect(await v.audit()).toEqual([]);
 
     await v.page.keyboard.type(PASSWORD);
@@ -314,13 +314,13 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
 
   test("remember-password keeps the password for the session only", async () => {
     const v = await visit("slug=locked&attrs=remember-password");
-    await expect.poll(() => v.inShadow("input").count()).toBe(1);
-    await v.inShadow("input").fill(PASSWORD);
-    await v.inShadow("input").press("Enter");
+    await expect.poll(() => v.inShadow("[part~=input]").count()).toBe(1);
+    await v.inShadow("[part~=input]").fill(PASSWORD);
+    await v.inShadow("[part~=input]").press("Enter");
     await expect.poll(() => v.inShadow("[part~=banner]").count()).toBe(1);
     await v.page.reload();
     await expect.poll(() => v.inShadow("[part~=banner]").count()).toBe(1);
-    expect(await v.inShadow("input").count()).toBe(0);
+    expect(await v.inShadow("[part~=input]").count()).toBe(0);
     expect(await v.page.evaluate(() => localStorage.length)).toBe(0);
     expect(v.unexpectedErrors(401)).toEqual([]);
     await v.context.close();
@@ -393,7 +393,8 @@ describeBrowser("<porchlight-status> embedded in a page of another origin, in Ch
     expect(await v.inShadow("[part~=base]").evaluate((el) => el.matches(":focus-visible"))).toBe(true);
     await v.page.keyboard.press("Tab");
     const today = await active();
-    expect(today?.label).toMatch(/: \d+(\.\d+)?% uptime$/);
+    // Its date, its uptime (two decimals, or 100%), and its time down.
+    expect(today?.label).toMatch(/\n(100|\d+\.\d\d)% uptime\n(No downtime|.+ down)/);
     expect(today?.outline).toBe("solid");
     await v.page.keyboard.press("ArrowLeft");
     const yesterday = await active();

@@ -22,7 +22,10 @@ const axisText = (text: string) => text.replace(/\s+/g, "");
 
 /** 90 days of uptime, oldest first; `undefined` days have no data (the API leaves them out). */
 function history(uptimes: (number | undefined)[]): PublicItem["history"] {
-  return uptimes.flatMap((uptime, i) => (uptime === undefined ? [] : [{ date: isoDay(89 - i), uptime }]));
+  // Minutes down as the engine would have measured them over a whole day.
+  return uptimes.flatMap((uptime, i) =>
+    uptime === undefined ? [] : [{ date: isoDay(89 - i), uptime, downtime_minutes: Math.round((100 - uptime) * 14.4) }],
+  );
 }
 const days = (make: (daysAgo: number) => number | undefined) => Array.from({ length: 90 }, (_, i) => make(89 - i));
 
@@ -81,7 +84,7 @@ const PAGES: Record<string, PublicStatusPage> = {
       item(
         1,
         "Shop",
-        "outage",
+        "major_outage",
         days((d) => (d === 0 ? 62.5 : d === 1 ? 98.2 : 100)),
       ),
       item(
@@ -201,25 +204,27 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
       const shop = v.inShadow("[part~=history]").first();
       expect(await shop.getAttribute("aria-label")).toBe("Shop: daily uptime, 90 days");
       expect(await shop.getAttribute("role")).toBe("slider");
+      // The axis begins at Shop's first day with data, 69 days ago.
       const words = await v.inShadow("[part~=item]").first().locator(".axis").innerText();
-      expect(axisText(words)).toBe(axisText(axis(89)));
+      expect(axisText(words)).toBe(axisText(axis(69)));
       await expect.poll(() => v.tip.isVisible()).toBe(false);
-      // A handful of bars, not 90: no data (20 days), 100% (29), no data (1), 100% (27), 97.1% (1), 100% (8),
-      // 82.4% (1), 100% (3).
+      // A handful of bars, not 90, from the first day with data (none drawn before it): 100% (29), no data (1),
+      // 100% (27), 97.1% (1, 95% and up), 100% (8), 82.4% (1, 75% and up), 100% (3).
       const runs = await shop.evaluate((list) =>
         [...list.children].map((bar) => `${bar.className} ${(bar as HTMLElement).style.getPropertyValue("--d")}`),
       );
-      expect(runs).toEqual(["none 20", "ok 29", "none 1", "ok 27", "warn 1", "ok 8", "bad 1", "ok 3"]);
+      expect(runs).toEqual(["ok 29", "none 1", "ok 27", "g2 1", "ok 8", "g3 1", "ok 3"]);
       const bad = await dayAt(shop, 86);
       await v.page.mouse.move(bad.x, bad.y);
       await expect.poll(() => v.tip.isVisible()).toBe(true);
       const day = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" }).format(new Date(isoDay(3)));
-      expect(await v.tip.innerText()).toBe(`${day}: 82.4% uptime`);
-      expect(await value(shop)).toEqual(["86", `${day}: 82.4% uptime`]);
+      // Its date, its uptime to two decimals, and its time down (the engine's minutes: 17.6% of the day here).
+      expect(await v.tip.innerText()).toMatch(new RegExp(`^${day}\\n82\\.40% uptime\\n4\\shours 13\\sminutes down$`));
+      expect(await value(shop)).toEqual(["86", await v.tip.innerText()]);
       await tipOver(v, bad);
       // The neighbours either side are their own days.
       await v.page.mouse.move(bad.x + bad.width, bad.y);
-      expect(await v.tip.innerText()).toMatch(/: 100% uptime$/);
+      expect(await v.tip.innerText()).toMatch(/\n100% uptime\nNo downtime$/);
       await v.page.mouse.move(bad.x, bad.y);
       await v.inShadow("[part~=base]").screenshot({ path: `${ARTIFACTS}/history-tooltip-${theme}.png` });
       // A day without data is fainter than one with: nearer the background.
@@ -255,12 +260,12 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
     const [now, today] = await value(shop);
     expect(now).toBe("89");
     expect(await v.tip.innerText()).toBe(today);
-    expect(today).toMatch(/: 100% uptime$/);
+    expect(today).toMatch(/\n100% uptime\nNo downtime$/);
     await v.page.keyboard.press("ArrowLeft");
     await v.page.keyboard.press("ArrowLeft");
     await v.page.keyboard.press("ArrowLeft");
     expect(await value(shop)).toEqual(["86", await v.tip.innerText()]);
-    expect(await v.tip.innerText()).toMatch(/82\.4% uptime$/);
+    expect(await v.tip.innerText()).toMatch(/\n82\.40% uptime\n/);
     await tipOver(v, await dayAt(shop, 86));
     // Escape dismisses it without moving the focus (WCAG 1.4.13); the next day shows it again.
     await v.page.keyboard.press("Escape");
@@ -269,14 +274,14 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
     await v.page.keyboard.press("ArrowRight");
     await v.page.keyboard.press("ArrowLeft");
     await expect.poll(() => v.tip.isVisible()).toBe(true);
-    expect(await v.tip.innerText()).toMatch(/82\.4% uptime$/);
+    expect(await v.tip.innerText()).toMatch(/\n82\.40% uptime\n/);
     // The next Tab goes to the next service's bars, at today, and so does the tip; leaving the bars hides it.
     await v.page.keyboard.press("Tab");
     const checkout = v.inShadow("[part~=history]").nth(1);
     expect(await value(checkout)).toEqual(["89", await v.tip.innerText()]);
     await v.page.keyboard.press("Shift+Tab");
     // Shop's bars kept the day picked.
-    expect(await v.tip.innerText()).toMatch(/82\.4% uptime$/);
+    expect(await v.tip.innerText()).toMatch(/\n82\.40% uptime\n/);
     await v.page.keyboard.press("Shift+Tab");
     await expect.poll(() => v.tip.isVisible()).toBe(false);
     await v.context.close();
@@ -294,12 +299,12 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
     await v.page.keyboard.press("Home");
     expect((await value(shop))[0]).toBe("60");
     const oldest = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" }).format(new Date(isoDay(29)));
-    expect(await v.tip.innerText()).toBe(`${oldest}: 100% uptime`);
+    expect(await v.tip.innerText()).toBe(`${oldest}\n100% uptime\nNo downtime`);
     await v.page.keyboard.press("ArrowLeft");
     expect((await value(shop))[0]).toBe("60");
     const bad = await dayAt(shop, 86, 30);
     await v.page.mouse.move(bad.x, bad.y);
-    await expect.poll(() => v.tip.innerText()).toMatch(/82\.4% uptime$/);
+    await expect.poll(() => v.tip.innerText()).toMatch(/\n82\.40% uptime\n/);
     await tipOver(v, bad);
     // The tip stays inside the box.
     const [t, box] = [await v.tip.boundingBox(), await v.inShadow("[part~=base]").boundingBox()];
@@ -315,7 +320,7 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
       const today = await dayAt(v.inShadow("[part~=history]").first(), 89);
       await v.page.mouse.move(today.x, today.y);
       await expect.poll(() => v.tip.isVisible()).toBe(true);
-      expect(await v.tip.innerText()).toMatch(/62\.5% uptime$/);
+      expect(await v.tip.innerText()).toMatch(/\n62\.50% uptime\n/);
       await v.inShadow("[part~=base]").screenshot({ path: `${ARTIFACTS}/history-outage-${theme}.png` });
       expect(await v.audit()).toEqual([]);
       await v.context.close();
@@ -351,7 +356,7 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
       await expect.poll(() => tip.isVisible()).toBe(true);
       expect(await tip.innerText()).toBe(await shop.getAttribute("aria-valuetext"));
     }
-    expect(await tip.innerText()).toMatch(/: 100% uptime$/);
+    expect(await tip.innerText()).toMatch(/\n100% uptime\nNo downtime$/);
     await context.close();
   });
 
@@ -360,14 +365,15 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
       const v = await visit(`attrs=${encodeURIComponent(`style="${style}"`)}`);
       const shop = v.inShadow("[part~=history]").first();
       await shop.focus();
+      // Home: Shop's first day with data (20 of 90).
       await v.page.keyboard.press("Home");
-      expect(await shop.getAttribute("aria-valuenow")).toBe("0");
+      expect(await shop.getAttribute("aria-valuenow")).toBe("20");
       await v.page.keyboard.press("End");
       expect(await shop.getAttribute("aria-valuenow")).toBe("89");
       const box = await shop.boundingBox();
       if (!box) throw new Error("no box");
-      await v.page.mouse.move(box.x + 1, box.y + box.height / 2);
-      await expect.poll(() => shop.getAttribute("aria-valuenow")).toBe("0");
+      await v.page.mouse.move(box.x + box.width * (20.5 / 90), box.y + box.height / 2);
+      await expect.poll(() => shop.getAttribute("aria-valuenow")).toBe("20");
       await v.page.mouse.move(box.x + box.width - 1, box.y + box.height / 2);
       await expect.poll(() => shop.getAttribute("aria-valuenow")).toBe("89");
       await v.context.close();
@@ -378,7 +384,7 @@ describeBrowser("the daily bars people can read, in Chromium", () => {
     for (const locale of ["de", "he"]) {
       const v = await visit(`attrs=locale%3D${locale}`);
       const words = await v.inShadow("[part~=item]").first().locator(".axis").innerText();
-      expect(axisText(words)).toBe(axisText(axis(89, locale)));
+      expect(axisText(words)).toBe(axisText(axis(69, locale)));
       // The words too, fetched from the server: the bars' list is named in the page's language.
       expect(await v.inShadow("[part~=history]").first().getAttribute("aria-label")).toMatch(
         locale === "de" ? /: tägliche Verfügbarkeit, 90 Tage$/ : /: זמינות יומית, 90 ימים$/,

@@ -178,10 +178,17 @@ describeBrowser("the landing page and the badges, in Chromium", () => {
     expect(await element.locator("[part~=item]").allInnerTexts()).toEqual([expect.stringContaining("Checkout")]);
 
     await v.page.goBack();
-    const docs = v.page.waitForResponse(`${full.origin}/docs`);
+    const docs = v.page.waitForResponse(`${full.origin}/docs/api/reference/`);
     await v.page.getByRole("link", { name: "API reference" }).click();
     expect((await docs).status()).toBe(200);
-    await v.page.waitForURL(`${full.origin}/docs`);
+    await v.page.waitForURL(`${full.origin}/docs/api/reference/`);
+    expect(await v.page.title()).toContain("Porchlight");
+
+    await v.page.goBack();
+    const site = v.page.waitForResponse(`${full.origin}/docs/`);
+    await v.page.getByRole("link", { name: "Documentation" }).click();
+    expect((await site).status()).toBe(200);
+    await v.page.waitForURL(`${full.origin}/docs/`);
     expect(await v.page.title()).toContain("Porchlight");
 
     await v.page.goto(`${full.origin}/status`);
@@ -208,7 +215,7 @@ describeBrowser("the landing page and the badges, in Chromium", () => {
       expect(section, what).toContain("No public status pages yet.");
       // What to do about it: the route that makes a page, and where the API is described.
       expect(section, what).toContain("POST /public/v1/status-pages");
-      expect(await v.page.locator("#pages + * a[href='/docs']").innerText(), what).toBe("API reference");
+      expect(await v.page.locator("#pages + * a[href='/docs/api/reference/']").innerText(), what).toBe("API reference");
       expect(await v.page.locator("#pages + ul").count(), what).toBe(0);
       const text = await v.page.locator("body").innerText();
       for (const hidden of ["initech", "umbrella"]) expect(text.toLowerCase(), what).not.toContain(hidden);
@@ -302,7 +309,7 @@ th,td{padding:6px 10px;text-align:left;vertical-align:middle}th{font-weight:600}
     await v.context.close();
   });
 
-  test("an outage: the item's badge reads outage in red, and its page's major outage", async () => {
+  test("an outage: the item's badge reads major outage in red, and its page's major outage", async () => {
     const item = globexItems[0] as { id: number; siteId: string };
     await setState(full.store, full.made, [item.siteId], "unhealthy");
     const rows = badgeAddresses("globex-payments-emea", item.id);
@@ -311,7 +318,7 @@ th,td{padding:6px 10px;text-align:left;vertical-align:middle}th{font-weight:600}
     const said = await checkSheet(v.page, rows);
     expect(said[`/badge/globex-payments-emea/${item.id}/status`]).toEqual({
       label: "Checkout",
-      message: "outage",
+      message: "major outage",
       color: "red",
     });
     expect(said["/badge/globex-payments-emea/status"]).toEqual({

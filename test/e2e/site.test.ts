@@ -69,6 +69,8 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
   let siteIds: string[] = [];
   /** The acme page's uploaded logo: its path on the server, /assets/<sha-256>.svg. */
   let logo: string;
+  /** The moved page's open incident (Checkout major outage, Search degraded), which a test resolves. */
+  let movedIncident: { pageId: string; id: number };
 
   beforeAll(async () => {
     ({ store, dataDir, cleanup } = await sqliteKind.open());
@@ -118,6 +120,20 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     const locked = await page("locked", { visibility: "password", password: PASSWORD }, ["SECRET-ITEM-7f3a"]);
     await incident(locked.id, "SECRET-INCIDENT-9b2c");
     await page("inside", { visibility: "private" }, ["SECRET-PRIVATE-41d0"]);
+    // An open incident of its owner's, with an impact and two services named: the build prerenders the page it moves.
+    const moved = await page("moved", {}, ["Website", "Checkout", "Search"]);
+    const movedItems = (await call.get(`/public/v1/status-pages/${moved.id}`)).json.data.items as { id: number }[];
+    const opened = await call.post(`/public/v1/status-pages/${moved.id}/incidents`, {
+      title: "Checkout errors",
+      message: "Payments fail for some customers.",
+      impact: "critical",
+      items: [
+        { id: movedItems[1]?.id, status: "major_outage" },
+        { id: movedItems[2]?.id, status: "degraded" },
+      ],
+    });
+    expect(opened.status, opened.text).toBe(201);
+    movedIncident = { pageId: moved.id, id: opened.json.data.id };
     recorded({ sites: [], pagesChanged: true });
 
     app = await listen(made.listener);
@@ -232,6 +248,36 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
     await v.context.close();
   });
 
+  test("the static build shows an open incident's services and banner as it says; resolving it restores them live", async () => {
+    const rows = async (v: Awaited<ReturnType<typeof visit>>) =>
+      (await v.inShadow("[part~=item]").allInnerTexts()).map((text) => text.replace(/\s+/g, " "));
+    const still = await visit(`${site.origin}${BASE}moved/`, { javaScript: false });
+    expect(await still.inShadow("[part~=banner]").textContent()).toContain("Partial outage");
+    const prerendered = await rows(still);
+    expect(prerendered.find((row) => row.startsWith("Checkout"))).toContain("Major outage");
+    expect(prerendered.find((row) => row.startsWith("Search"))).toContain("Degraded");
+    expect(prerendered.find((row) => row.startsWith("Website"))).toContain("Operational");
+    expect(await still.inShadow("[part~=incident] h4, [part~=incident] h5").first().textContent()).toContain(
+      "Checkout errors",
+    );
+    await still.context.close();
+
+    const resolved = await call.post(
+      `/public/v1/status-pages/${movedIncident.pageId}/incidents/${movedIncident.id}/updates`,
+      { status: "resolved", message: "Payments go through again." },
+    );
+    expect(resolved.status).toBe(201);
+    // The static page refreshes from the API: every service back to what the engine sees, the banner with them.
+    const live = await visit(`${site.origin}${BASE}moved/`);
+    await expect.poll(() => live.upgraded()).toBe(true);
+    await live.page.evaluate(() =>
+      (document.querySelector("porchlight-status") as unknown as { reload(): void }).reload(),
+    );
+    await expect.poll(() => live.inShadow("[part~=banner]").textContent()).toContain("All systems operational");
+    expect((await rows(live)).every((row) => row.includes("Operational"))).toBe(true);
+    await live.context.close();
+  });
+
   test("with JavaScript, the element takes the markup over: no error, no new nodes, no layout shift", async () => {
     const url = `${site.origin}${BASE}acme/`;
     const still = await visit(url, { javaScript: false });
@@ -332,9 +378,9 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
         (document.querySelector("porchlight-status") as unknown as { reload(): void }).reload(),
       );
       await expect.poll(() => v.inShadow("[part~=banner]").textContent()).toContain("Partial outage");
-      // The tab's status disc follows: from the build's green to the amber of a partial outage.
-      expect(await v.page.locator("link[rel=icon][data-status]").getAttribute("href")).toContain("%238a5300");
-      expect(await v.inShadow("[part~=item]").nth(1).innerText()).toContain("Outage");
+      // The tab's status disc follows: from the build's green to the orange of a partial outage.
+      expect(await v.page.locator("link[rel=icon][data-status]").getAttribute("href")).toContain("%23bc4c00");
+      expect(await v.inShadow("[part~=item]").nth(1).innerText()).toContain("Major outage");
       expect(requests).toEqual([`${app.origin}/public/v1/status-page/acme`]);
     } finally {
       await store.db.updateTable("sites").set({ state: "healthy" }).where("id", "=", unhealthy).execute();
@@ -364,7 +410,7 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
 
     const locked = await visit(`${site.origin}${BASE}locked/`, { javaScript: false });
     expect(locked.response?.status()).toBe(200);
-    expect(await locked.inShadow("label").textContent()).toBe("Password");
+    expect(await locked.inShadow("label[for=password]").textContent()).toBe("Password");
     expect(await locked.inShadow("input[type=password]").count()).toBe(1);
     expect(await locked.inShadow("[part~=item]").count()).toBe(0);
     expect(await locked.page.title()).toBe("Status page");
@@ -423,15 +469,16 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
       "This page needs JavaScript to check the password. Turn JavaScript on and reload the page to unlock it.",
     );
     expect(await note.isVisible()).toBe(true);
-    expect(await still.inShadow("label").textContent()).toBe("Password");
+    expect(await still.inShadow("label[for=password]").textContent()).toBe("Password");
     await still.context.close();
     // With it, the note is not there, the prompt is as tall as its content, and unlocking focuses the heading.
     const v = await visit(`${site.origin}${BASE}locked/`);
     await expect.poll(() => v.upgraded()).toBe(true);
     expect(await v.page.locator("p.nojs").count()).toBe(0);
-    expect((await v.page.locator("porchlight-status").boundingBox())?.height).toBeLessThan(300);
-    await v.inShadow("input").fill(PASSWORD);
-    await v.inShadow("input").press("Enter");
+    // As tall as the prompt's lock, name, field, toggle and button, not the element's 600 px box.
+    expect((await v.page.locator("porchlight-status").boundingBox())?.height).toBeLessThan(400);
+    await v.inShadow("[part~=input]").fill(PASSWORD);
+    await v.inShadow("[part~=input]").press("Enter");
     await expect.poll(() => v.inShadow("[part~=item]").count()).toBe(1);
     await expect
       .poll(() =>
@@ -554,11 +601,11 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
         }),
     });
     const frame = v.page.frameLocator("iframe").locator("porchlight-status");
-    await expect.poll(() => frame.locator("label").textContent()).toBe("Password");
+    await expect.poll(() => frame.locator("label[for=password]").textContent()).toBe("Password");
     await expect.poll(() => sent.length).toBeGreaterThanOrEqual(1);
     expect(await frame.locator("[part~=item]").count()).toBe(0);
-    await frame.locator("input").fill(PASSWORD);
-    await frame.locator("input").press("Enter");
+    await frame.locator("[part~=input]").fill(PASSWORD);
+    await frame.locator("[part~=input]").press("Enter");
     await expect.poll(() => frame.locator("[part~=item]").count()).toBe(1);
     expect(await frame.locator("[part~=item]").innerText()).toContain("SECRET-ITEM-7f3a");
     expect(await frame.locator("[part~=incident] :is(h4, h5)").textContent()).toBe("SECRET-INCIDENT-9b2c");
@@ -578,7 +625,7 @@ describeBrowser("the status site: the static build and the hosted pages, in Chro
 
     const locked = await visit(`${app.origin}/locked`);
     await expect.poll(() => locked.upgraded()).toBe(true);
-    expect(await locked.inShadow("label").textContent()).toBe("Password");
+    expect(await locked.inShadow("label[for=password]").textContent()).toBe("Password");
     expect(await locked.audit()).toEqual([]);
     await locked.context.close();
   });

@@ -28,7 +28,7 @@ describe("events", () => {
     answers(
       () => json(pageWith("operational")),
       () => json(pageWith("operational")),
-      () => json(pageWith("outage")),
+      () => json(pageWith("major_outage")),
     );
     const el = await mount();
     expect(loads).toHaveLength(1);

@@ -96,6 +96,7 @@ describe("a page as the server renders it (hosted and static)", () => {
         started_at: new Date(at - 2 * HOUR).toISOString(),
         resolved_at: null,
         duration_minutes: null,
+        impact: "none" as const,
         affected: [],
         updates: [{ timestamp: new Date(at - HOUR).toISOString(), status: "identified", message: "A bad deploy." }],
       },
@@ -106,6 +107,7 @@ describe("a page as the server renders it (hosted and static)", () => {
         started_at: new Date(at - 3 * DAY).toISOString(),
         resolved_at: new Date(at - 3 * DAY + 90 * MINUTE).toISOString(),
         duration_minutes: 90,
+        impact: "none" as const,
         affected: [],
         updates: [],
       },
@@ -126,7 +128,8 @@ describe("a page as the server renders it (hosted and static)", () => {
   test("every time is absolute, in UTC, named so, in a <time> with its instant", () => {
     expect(text).toContain("Updated Nov 24, 2026, 6:37 AM UTC");
     expect(text).toContain("Identified Nov 24, 2026, 4:37 AM UTC");
-    expect(text).toContain("Identified · Nov 24, 2026, 5:37 AM UTC A bad deploy.");
+    // The latest update without its phase, which the incident's chip says.
+    expect(text).toContain("UTC Nov 24, 2026, 5:37 AM UTC A bad deploy.");
     expect(text).toContain("Resolved Nov 21, 2026, 6:37 AM UTC – 8:07 AM UTC · 1 hour 30 minutes");
     const times = [...html.matchAll(/<time datetime="([^"]+)"[^>]*>(?:<!--[^>]*-->)*([^<]*)/g)];
     expect(times.map(([, iso]) => iso)).toEqual([
@@ -142,7 +145,9 @@ describe("a page as the server renders it (hosted and static)", () => {
   test("nothing relative to now, which would go stale: no 'ago', no open incident's duration", () => {
     expect(text).not.toMatch(/\bago\b|\bnow\b|yesterday|\babout\b/);
     // The open incident's line ends at its start; its first update follows.
-    expect(text).toContain("Slow checkout Identified Nov 24, 2026, 4:37 AM UTC Identified · ");
+    expect(text).toContain(
+      "Slow checkout Identified Nov 24, 2026, 4:37 AM UTC Nov 24, 2026, 5:37 AM UTC A bad deploy.",
+    );
   });
 });
 
@@ -168,6 +173,7 @@ describe("a whole page (hosted, static) as the server renders it", () => {
       started_at: "2026-11-24T06:00:00.000Z",
       resolved_at: null,
       duration_minutes: null,
+      impact: "none" as const,
       affected: [],
       updates: [],
     };
@@ -178,7 +184,7 @@ describe("a whole page (hosted, static) as the server renders it", () => {
       status: "resolved" as const,
       resolved_at: "2026-11-24T06:10:00.000Z",
     };
-    const statuses = ["operational", "outage", "operational"] as const;
+    const statuses = ["operational", "major_outage", "operational"] as const;
     const data = page({
       items: statuses.map((status, i) => item({ id: i + 1, label: `Service ${i}`, status })),
       incidents: [open, past],
@@ -195,10 +201,10 @@ describe("a whole page (hosted, static) as the server renders it", () => {
       ">Service 2<",
       "Past incidents",
       "Login outage",
-    ].map((words) => element.indexOf(words));
+    ].map((words) => element.indexOf(words, element.indexOf("Updated")));
     expect(order.every((at) => at > 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
-    expect(squash(html.replace(/<[^>]*>/g, " "))).toContain("Partial outage Affected: Service 1");
+    expect(squash(html.replace(/<[^>]*>/g, " "))).toContain("Partial outage Major outage : Service 1");
   });
 });
 

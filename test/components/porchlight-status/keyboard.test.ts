@@ -16,8 +16,9 @@ describe("keyboard: one slider over the daily bars", () => {
           items: [
             item({
               history: [
-                { date: isoDay(0), uptime: 100 },
-                { date: isoDay(3), uptime: 96 },
+                { date: isoDay(0), uptime: 100, downtime_minutes: 0 },
+                { date: isoDay(3), uptime: 96, downtime_minutes: 58 },
+                { date: isoDay(5), uptime: 100, downtime_minutes: 0 },
               ],
             }),
           ],
@@ -44,6 +45,9 @@ describe("keyboard: one slider over the daily bars", () => {
   let press: (target: HTMLElement, key: string) => Promise<KeyboardEvent>;
   const day = (daysAgo: number) =>
     new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" }).format(new Date(isoDay(daysAgo)));
+  /** A day's text: its date, then its lines (uptime, time down). */
+  const says = (daysAgo: number, ...lines: string[]) => [day(daysAgo), ...lines].join("\n");
+  const perfect = ["100% uptime", "No downtime"];
 
   test("the bars are one tab stop, a slider over the days whose value starts at today", async () => {
     const { el, history, tip } = await slider();
@@ -51,13 +55,13 @@ describe("keyboard: one slider over the daily bars", () => {
     expect(history.getAttribute("tabindex")).toBe("0");
     expect(history.getAttribute("aria-valuemax")).toBe("6");
     expect(history.getAttribute("aria-valuenow")).toBe("6");
-    expect(history.getAttribute("aria-valuetext")).toBe(`${day(0)}: 100% uptime`);
+    expect(history.getAttribute("aria-valuetext")).toBe(says(0, ...perfect));
     // Nothing else in the bars is focusable.
     expect(root(el).querySelectorAll('[part="history"] [tabindex]')).toHaveLength(0);
     expect(tip.hidden).toBe(true);
     history.focus();
     expect(tip.hidden).toBe(false);
-    expect(tip.textContent).toBe(`${day(0)}: 100% uptime`);
+    expect(tip.textContent).toBe(says(0, ...perfect));
   });
 
   test("ArrowLeft, ArrowRight, Home and End pick a day, shown in the value and the tooltip", async () => {
@@ -65,21 +69,24 @@ describe("keyboard: one slider over the daily bars", () => {
     history.focus();
     expect((await press(history, "ArrowLeft")).defaultPrevented).toBe(true);
     expect(now()).toBe("5");
-    expect(said()).toBe(`${day(1)}: no data`);
+    expect(said()).toBe(says(1, "no data"));
     await press(history, "ArrowLeft");
     await press(history, "ArrowLeft");
     expect(now()).toBe("3");
-    expect(said()).toBe(`${day(3)}: 96% uptime`);
-    expect(tip.textContent).toBe(`${day(3)}: 96% uptime`);
+    // The engine's minutes down that day.
+    expect(said()).toBe(says(3, "96.00% uptime", "58\u00a0minutes down"));
+    expect(tip.textContent).toBe(said());
     await press(history, "ArrowRight");
     expect(now()).toBe("4");
+    // Home: the first day with data (5 days ago), where the bars begin; none before it.
     await press(history, "Home");
-    expect(now()).toBe("0");
-    expect(tip.textContent).toBe(`${day(6)}: no data`);
+    expect(now()).toBe("1");
+    expect(history.getAttribute("aria-valuemin")).toBe("1");
+    expect(tip.textContent).toBe(says(5, ...perfect));
     // Already the first: Home and ArrowLeft stay, and are still taken (no page scroll).
     expect((await press(history, "Home")).defaultPrevented).toBe(true);
     expect((await press(history, "ArrowLeft")).defaultPrevented).toBe(true);
-    expect(now()).toBe("0");
+    expect(now()).toBe("1");
     await press(history, "End");
     expect(now()).toBe("6");
     expect((await press(history, "ArrowRight")).defaultPrevented).toBe(true);
@@ -102,33 +109,38 @@ describe("keyboard: one slider over the daily bars", () => {
     expect(tip.hidden).toBe(true);
     el.requestUpdate();
     await el.updateComplete;
-    expect(history.getAttribute("aria-valuenow")).toBe("0");
-    expect(history.getAttribute("aria-valuetext")).toBe(`${day(6)}: no data`);
+    expect(history.getAttribute("aria-valuenow")).toBe("1");
+    expect(history.getAttribute("aria-valuetext")).toBe(says(5, ...perfect));
     history.focus();
     expect(tip.hidden).toBe(false);
-    expect(tip.textContent).toBe(`${day(6)}: no data`);
+    expect(tip.textContent).toBe(says(5, ...perfect));
   });
 
   test("a refresh with fewer days keeps the day picked within them, its value and text rendered anew", async () => {
     const display = { historyDays: 3, showUptime: true, showResponseTime: true, showIncidents: true };
+    const history = [
+      { date: isoDay(6), uptime: 100, downtime_minutes: 0 },
+      { date: isoDay(1), uptime: 100, downtime_minutes: 0 },
+      { date: isoDay(0), uptime: 100, downtime_minutes: 0 },
+    ];
     answers(
-      () => json(page({ items: [item({ history: [{ date: isoDay(0), uptime: 100 }] })] })),
-      () => json(page({ display, items: [item({ history: [{ date: isoDay(0), uptime: 100 }] })] })),
+      () => json(page({ items: [item({ history })] })),
+      () => json(page({ display, items: [item({ history })] })),
     );
     const el = await mount({ locale: "en" });
-    const history = $(el, '[part="history"]') as HTMLElement;
-    history.focus();
-    history.dispatchEvent(
+    const bars = () => $(el, '[part="history"]') as HTMLElement;
+    bars().focus();
+    bars().dispatchEvent(
       new KeyboardEvent("keydown", { key: "Home", bubbles: true, composed: true, cancelable: true }),
     );
     await el.updateComplete;
-    expect(history.getAttribute("aria-valuenow")).toBe("0");
+    expect(bars().getAttribute("aria-valuenow")).toBe("0");
     el.reload();
     await settle(el);
-    expect(history.getAttribute("aria-valuemax")).toBe("2");
-    // Six days ago is gone: the oldest day there is, two days ago.
-    expect(history.getAttribute("aria-valuenow")).toBe("0");
-    expect(history.getAttribute("aria-valuetext")).toBe(`${day(2)}: no data`);
+    expect(bars().getAttribute("aria-valuemax")).toBe("2");
+    // Six days ago is gone, and the bars now begin at the first day with data there is, yesterday.
+    expect(bars().getAttribute("aria-valuenow")).toBe("1");
+    expect(bars().getAttribute("aria-valuetext")).toBe(says(1, ...perfect));
   });
 
   test("Escape hides the tooltip wherever the focus is, and the next key shows it again", async () => {

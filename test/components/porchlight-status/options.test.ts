@@ -122,15 +122,15 @@ describe("attributes and properties", () => {
     expect(text($(el, '[part="banner"]') as HTMLElement)).toBe("All systems operational");
     expect(base(el).getAttribute("lang")).toBe("en");
     expect(base(el).getAttribute("dir")).toBe("ltr");
-    const percent = new Intl.NumberFormat("fr", { style: "percent", maximumFractionDigits: 2 }).format(0.995);
-    expect(text(el)).toContain(squash(`${percent} uptime`)); // "99,5 % uptime", with French spacing
+    const percent = new Intl.NumberFormat("fr", { style: "percent", minimumFractionDigits: 2 }).format(0.995);
+    expect(text(el)).toContain(squash(`${percent} uptime`)); // "99,50 % uptime", with French spacing
   });
 
   test("a locale Intl rejects falls back to English words and formats", async () => {
     answers(() => json(page()));
     const el = await mount({ locale: "not a locale!" });
     expect(text($(el, '[part="banner"]') as HTMLElement)).toBe("All systems operational");
-    expect(text(el)).toContain("99.5% uptime");
+    expect(text(el)).toContain("99.50% uptime");
     expect(base(el).getAttribute("lang")).toBe("en");
   });
 
@@ -152,6 +152,7 @@ describe("attributes and properties", () => {
       started_at: new Date(Date.now() - 3 * 60 * MINUTE).toISOString(),
       resolved_at: resolved ? new Date(Date.now() - 60 * MINUTE).toISOString() : null,
       duration_minutes: resolved ? 120 : null,
+      impact: "none" as const,
       affected: [],
       updates: [{ timestamp: new Date().toISOString(), status: "monitoring", message: "Timeline message" }],
     });

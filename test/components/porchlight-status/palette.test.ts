@@ -41,32 +41,51 @@ function contrast(a: string, b: string): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
+/** The day grades, best first (README, "Daily bars"): 100%, 99% and up, 95% and up, 75% and up, below. */
+const GRADES = ["ok", "g1", "g2", "g3", "bad"];
+
 describe("the history bars' palette", () => {
   test("computes contrast as WCAG does", () => {
     expect(contrast("#000000", "#ffffff")).toBeCloseTo(21);
     expect(contrast("#777777", "#ffffff")).toBeCloseTo(4.48, 2);
   });
 
+  /** The card's background in a theme (0 light, 1 dark). */
+  const background = (at: number) => {
+    const short = resolve("var(--_bg)").match(/#[\da-f]+\b/gi)?.[at] as string;
+    return short.length === 4 ? short.replace(/[\da-f]/gi, "$&$&") : short;
+  };
+
   test.each([
     ["light", 0],
     ["dark", 1],
-  ] as const)("up and down days differ by lightness, at least 3:1, in %s", (_theme, at) => {
-    const [up, warn, down] = ["ok", "warn", "bad"].map((level) => barColours(level)[at]) as [string, string, string];
-    expect(contrast(up, down)).toBeGreaterThanOrEqual(3);
-    // Degraded lies between them, so the three read as an order of lightness.
-    const l = [up, warn, down].map(luminance) as [number, number, number];
-    expect((l[0] - l[1]) * (l[1] - l[2])).toBeGreaterThan(0);
+  ] as const)("every grade stands 3:1 against the card, in %s (WCAG 1.4.11)", (_theme, at) => {
+    for (const grade of GRADES) {
+      expect(contrast(barColours(grade)[at], background(at)), grade).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  test.each([
+    ["light", 0],
+    ["dark", 1],
+  ] as const)("the grades are an order of lightness, up and down at least 3:1 apart, in %s", (_theme, at) => {
+    const colours = GRADES.map((grade) => barColours(grade)[at]);
+    expect(contrast(colours[0] as string, colours[4] as string)).toBeGreaterThanOrEqual(3);
+    // Each grade lies between its neighbours: the five read as an order, not by hue alone.
+    const l = colours.map((c) => luminance(c as string));
+    const direction = Math.sign((l[0] as number) - (l[4] as number));
+    for (let i = 1; i < l.length; i++) {
+      expect(Math.sign((l[i - 1] as number) - (l[i] as number)), `${GRADES[i - 1]} → ${GRADES[i]}`).toBe(direction);
+    }
   });
 
   test.each([
     ["light", 0],
     ["dark", 1],
   ] as const)("a day without data is fainter than any day with data, in %s", (_theme, at) => {
-    const short = resolve("var(--_bg)").match(/#[\da-f]+\b/gi)?.[at] as string;
-    const background = short.length === 4 ? short.replace(/[\da-f]/gi, "$&$&") : short;
     const none = barColours("none")[at];
-    for (const level of ["ok", "warn", "bad"]) {
-      expect(contrast(none, background)).toBeLessThan(contrast(barColours(level)[at], background));
+    for (const level of GRADES) {
+      expect(contrast(none, background(at))).toBeLessThan(contrast(barColours(level)[at], background(at)));
     }
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { formatsFor } from "../../../components/porchlight-status/format.ts";
 import type { PorchlightStatus } from "../../../components/porchlight-status/porchlight-status.ts";
 import { type OverallStatus, overallStatus } from "../../../server/contract/status.ts";
-import type { Incident, ItemStatus } from "../../../server/contract/status-page.ts";
+import type { Incident, ItemStatus, PublicItem } from "../../../server/contract/status-page.ts";
 import {
   $,
   $$,
@@ -31,27 +31,42 @@ describe("overallStatus and the banner", () => {
   const cases: [string, ItemStatus[], OverallStatus, string, string, string][] = [
     ["every item operational", ["operational", "operational"], "operational", "All systems operational", "ok", ""],
     ["operational with a paused item", ["operational", "paused"], "operational", "All systems operational", "ok", ""],
-    ["one degraded", ["operational", "degraded"], "degraded", "Degraded performance", "warn", "Service 1"],
-    ["some outage", ["operational", "outage"], "partial", "Partial outage", "warn", "Service 1"],
-    ["degraded and outage", ["degraded", "outage"], "partial", "Partial outage", "warn", "Service 0 and Service 1"],
+    ["one degraded", ["operational", "degraded"], "degraded", "Degraded performance", "warn", "Degraded: Service 1"],
+    ["some outage", ["operational", "major_outage"], "partial", "Partial outage", "part", "Major outage: Service 1"],
+    [
+      "degraded and outage",
+      ["degraded", "major_outage"],
+      "partial",
+      "Partial outage",
+      "part",
+      "Major outage: Service 1|Degraded: Service 0",
+    ],
+    [
+      "a partial outage",
+      ["partial_outage", "operational"],
+      "partial",
+      "Partial outage",
+      "part",
+      "Partial outage: Service 0",
+    ],
     [
       "every watched item out",
-      ["outage", "outage", "paused"],
+      ["major_outage", "major_outage", "paused"],
       "major",
       "Major outage",
       "bad",
-      "Service 0 and Service 1",
+      "Major outage: Service 0 and Service 1",
     ],
     ["an item not checked yet", ["operational", "unknown"], "unknown", "Status unknown", "none", ""],
     ["only paused items", ["paused"], "unknown", "Status unknown", "none", ""],
     ["no items", [], "unknown", "Status unknown", "none", ""],
     [
       "three down of four",
-      ["outage", "degraded", "operational", "outage"],
+      ["major_outage", "degraded", "operational", "major_outage"],
       "partial",
       "Partial outage",
-      "warn",
-      "Service 0, Service 1, and Service 3",
+      "part",
+      "Major outage: Service 0 and Service 3|Degraded: Service 1",
     ],
   ];
 
@@ -68,9 +83,10 @@ describe("overallStatus and the banner", () => {
       expect(banner.getAttribute("role")).toBe("status");
       expect(banner.className).toBe(look);
       expect(text(banner.querySelector("span") as HTMLElement)).toBe(words);
-      // Down and degraded services by name (a paused or unknown one is not affected), as the locale lists them.
-      const named = banner.querySelector("p");
-      expect(named && text(named)).toBe(affected ? `Affected: ${affected}` : null);
+      // The services at fault by name under their own status's word, worst first (a paused or unknown one is not
+      // at fault; a degraded one is not in an outage), as the locale lists them.
+      const named = [...banner.querySelectorAll("p")].map((p) => text(p)).join("|");
+      expect(named).toBe(affected);
       const mark = banner.querySelector("[data-mark]") as HTMLElement;
       expect(mark.getAttribute("aria-hidden")).toBe("true");
       expect(mark.getAttribute("data-mark")).not.toBe("");
@@ -107,11 +123,11 @@ describe("loading and the ready page", () => {
           response_time: 120,
           last_check: new Date(Date.now() - 5 * MINUTE).toISOString(),
           history: [
-            { date: isoDay(3), uptime: 97.5 },
-            { date: isoDay(0), uptime: 99.25 },
+            { date: isoDay(3), uptime: 97.5, downtime_minutes: 36 },
+            { date: isoDay(0), uptime: 99.25, downtime_minutes: 11 },
           ],
         }),
-        item({ id: 2, label: "Checkout", status: "outage", uptime: 80, response_time: 2500, history: [] }),
+        item({ id: 2, label: "Checkout", status: "major_outage", uptime: 80, response_time: 2500, history: [] }),
       ],
     });
     answers(() => json(p));
@@ -119,7 +135,7 @@ describe("loading and the ready page", () => {
 
     expect(text($(el, '[part="header"] h2') as HTMLElement)).toBe("Acme Status");
     expect(text($(el, '[part="header"] p') as HTMLElement)).toBe("Everything Acme runs.");
-    expect(text($(el, '[part="banner"]') as HTMLElement)).toBe("Partial outageAffected: Checkout");
+    expect(text($(el, '[part="banner"]') as HTMLElement)).toBe("Partial outageMajor outage: Checkout");
 
     const items = $$(el, '[part="item"]');
     expect(items).toHaveLength(2);
@@ -128,18 +144,19 @@ describe("loading and the ready page", () => {
     expect(text(website)).toContain("Website");
     expect(text(website)).toContain("Operational");
     expect(text(checkout)).toContain("Checkout");
-    expect(text(checkout)).toContain("Outage");
+    expect(text(checkout)).toContain("Major outage");
     for (const row of items) {
       // The status is a word plus an icon, not a colour alone.
       const mark = row.querySelector("[data-mark]") as HTMLElement;
       expect(mark.getAttribute("aria-hidden")).toBe("true");
-      expect(mark.parentElement?.textContent).toMatch(/Operational|Outage/);
+      expect(mark.parentElement?.textContent).toMatch(/Operational|Major outage/);
     }
     expect((website.querySelector("[data-mark]") as HTMLElement).dataset.mark).not.toBe(
       (checkout.querySelector("[data-mark]") as HTMLElement).dataset.mark,
     );
-    expect(text(website)).toContain("99.5% uptime");
-    expect(text(checkout)).toContain("80% uptime");
+    // One precision for every uptime: two decimals, 100 alone as "100%".
+    expect(text(website)).toContain("99.50% uptime");
+    expect(text(checkout)).toContain("80.00% uptime");
     // The latest check's time and response time change at every check and are the owner's to read, in the API.
     for (const row of items) expect(text(row)).not.toMatch(/\bms\b|checked|ago/);
 
@@ -152,28 +169,36 @@ describe("loading and the ready page", () => {
     expect(history.getAttribute("tabindex")).toBe("0");
     expect(history.getAttribute("aria-valuemax")).toBe("6");
     expect(history.getAttribute("aria-valuenow")).toBe("6");
-    expect(history.getAttribute("aria-valuetext")).toBe(`${label(0)}: 99.25% uptime`);
-    // One bar per run of days at one level, oldest first, as wide as its days: no data (6 to 4 days ago), 97.5% on
-    // day 3, no data, 99.25% today.
+    // The first day with data is the first day of the bars (3 days ago).
+    expect(history.getAttribute("aria-valuemin")).toBe("3");
+    expect(history.getAttribute("aria-valuetext")).toMatch(
+      // The engine's minutes down that day, not an estimate from the share of failed checks.
+      new RegExp(`^${label(0)}\\n99\\.25% uptime\\n11\\sminutes down$`),
+    );
+    // One bar per run of days at one grade, oldest first, as wide as its days, from the first day with data: 97.5%
+    // on day 3 (95% and up), no data, 99.25% today (99% and up).
     const runs = (row: HTMLElement) =>
       [...(row.querySelector('[part="history"]') as HTMLElement).children].map(
         (bar) => `${bar.className} ${(bar as HTMLElement).style.getPropertyValue("--d")}`,
       );
-    expect(runs(website)).toEqual(["none 3", "warn 1", "none 2", "ok 1"]);
-    expect((history.getAttribute("style") ?? "").replace(/\s/g, "")).toBe("--days:7");
-    // Checkout has no statistics yet.
-    expect(runs(checkout)).toEqual(["none 7"]);
+    expect(runs(website)).toEqual(["g2 1", "none 2", "g1 1"]);
+    expect((website.getAttribute("style") ?? "").replace(/\s/g, "")).toBe("--days:7");
+    // Under the bars, the first day with data and today.
+    expect(text(website.querySelector(".axis .long") as HTMLElement)).toBe(label(3));
+    // Checkout has no statistics yet: no bars at all, no axis.
+    expect(checkout.querySelector('[part="history"]')).toBeNull();
+    expect(checkout.querySelector(".axis")).toBeNull();
   });
 
   test("each item status has its own word and its own icon", async () => {
-    const statuses: ItemStatus[] = ["operational", "degraded", "outage", "paused", "unknown"];
+    const statuses: ItemStatus[] = ["operational", "degraded", "major_outage", "paused", "unknown"];
     answers(() => json(pageWith(...statuses)));
     const el = await mount({ locale: "en" });
     const rows = $$(el, '[part="item"] > div');
     // What is not operational leads, in the page's order; the operational one is folded after them.
     expect(rows.map(text)).toEqual([
       "Service 1Degraded",
-      "Service 2Outage",
+      "Service 2Major outage",
       "Service 3Paused",
       "Service 4Unknown",
       "Service 0Operational",
@@ -196,9 +221,10 @@ describe("loading and the ready page", () => {
         started_at: openStart,
         resolved_at: null,
         duration_minutes: null,
+        impact: "none" as const,
         affected: [
-          { id: 4, label: "Checkout" },
-          { id: 7, label: "Payments $&" },
+          { id: 4, label: "Checkout", status: "major_outage" },
+          { id: 7, label: "Payments $&", status: "degraded" },
         ],
         updates: [
           { timestamp: new Date(now - 60 * MINUTE).toISOString(), status: "identified", message: "A bad deploy." },
@@ -212,6 +238,7 @@ describe("loading and the ready page", () => {
         started_at: closedStart,
         resolved_at: closedEnd,
         duration_minutes: 90,
+        impact: "none" as const,
         affected: [],
         updates: [{ timestamp: closedEnd, status: "resolved", message: "Fixed by a restart." }],
       },
@@ -229,8 +256,8 @@ describe("loading and the ready page", () => {
       // Past incidents under the day they began, in the visitor's zone.
       f.day(closedStart),
     ]);
-    // The status as a chip in its colour; a past incident's updates behind one closed line.
-    expect($$(el, '[part="incident"] > p > b').map((chip) => chip.className)).toEqual(["chip warn", "chip ok"]);
+    // The phase as a neutral chip (no status colour); a past incident's updates behind one closed line.
+    expect($$(el, '[part="incident"] > p > b').map((chip) => chip.className)).toEqual(["chip", "chip"]);
     expect($$(el, '[part="incident"] h4, [part="incident"] h5').map((h) => `${h.localName} ${text(h)}`)).toEqual([
       "h4 Slow checkout",
       "h5 Login outage",
@@ -239,8 +266,13 @@ describe("loading and the ready page", () => {
     const affected = $$(el, '[part="incident"] > p')
       .map(text)
       .filter((line) => line.startsWith("Affected"));
-    expect(affected).toEqual(["Affected: Checkout and Payments $&"]);
-    const folded = $(el, '[part="incident"] details') as HTMLDetailsElement;
+    // Each with the status the incident gives it.
+    expect(affected).toEqual(["Affected: Checkout Major outage, Payments $& Degraded"]);
+    // The active incident shows its latest update, the earlier one folded behind one line.
+    const [earlier, folded] = $$(el, '[part="incident"] details') as [HTMLDetailsElement, HTMLDetailsElement];
+    expect(text(earlier.querySelector("summary") as HTMLElement)).toBe("+1 earlier update");
+    expect(earlier.open).toBe(false);
+    expect(text(earlier)).toContain("Looking into slow payments.");
     expect(folded.open).toBe(false);
     expect(text(folded.querySelector("summary") as HTMLElement)).toBe("Updates (1)");
     expect(folded.closest('[part="incident"]')?.textContent).toContain("Login outage");
@@ -284,6 +316,7 @@ describe("loading and the ready page", () => {
       started_at: new Date().toISOString(),
       resolved_at: null,
       duration_minutes: null,
+      impact: "none" as const,
       affected: [],
       updates: [],
     };
@@ -308,7 +341,9 @@ describe("loading and the ready page", () => {
 });
 
 test("the daily bars come with the status, a few nodes per item (one per run of days at one level)", async () => {
-  answers(() => json(pageWith("operational", "degraded")));
+  const p = pageWith("operational", "degraded");
+  (p.items[0] as PublicItem).history = [{ date: new Date().toISOString().slice(0, 10), uptime: 100 }];
+  answers(() => json(p));
   const el = document.createElement("porchlight-status") as PorchlightStatus;
   el.setAttribute("slug", SLUG);
   el.setAttribute("api-base", API);
@@ -322,8 +357,9 @@ test("the daily bars come with the status, a few nodes per item (one per run of 
   });
   document.body.append(el);
   await settle(el);
-  // Two items of 7 days, neither with statistics: one bar each, 7 days without data.
-  expect(atFirstPaint).toEqual([2, 2]);
+  // Two items of 7 days, one with today's statistics: its one bar (the bars begin at the first day with data);
+  // the other, without any, has none.
+  expect(atFirstPaint).toEqual([1, 1]);
   el.remove();
 });
 
@@ -344,6 +380,7 @@ describe("text from the API stays text", () => {
               started_at: new Date().toISOString(),
               resolved_at: null,
               duration_minutes: null,
+              impact: "none" as const,
               affected: [],
               updates: [{ timestamp: new Date().toISOString(), status: "investigating", message: `Message ${evil}` }],
             },
@@ -377,6 +414,7 @@ describe("what is wrong leads", () => {
     started_at: new Date(Date.now() - 20 * MINUTE).toISOString(),
     resolved_at: null,
     duration_minutes: null,
+    impact: "none" as const,
     affected: [],
     updates: [{ timestamp: new Date().toISOString(), status: "investigating", message: "Payments fail." }],
   };
@@ -387,13 +425,14 @@ describe("what is wrong leads", () => {
     status: "resolved",
     resolved_at: new Date(Date.now() - 10 * MINUTE).toISOString(),
     duration_minutes: 10,
+    impact: "none" as const,
     affected: [],
   };
   const labels = (el: PorchlightStatus, within = "") =>
     $$(el, `${within} [part="item"] > div > span:first-child`).map(text);
 
   test("an embed with a service down: it first, the operational ones folded behind one closed line", async () => {
-    answers(() => json(pageWith("operational", "outage", "operational", "degraded")));
+    answers(() => json(pageWith("operational", "major_outage", "operational", "degraded")));
     const el = await mount({ locale: "en" });
     expect(labels(el)).toEqual(["Service 1", "Service 3", "Service 0", "Service 2"]);
     const others = $(el, '[part="others"]') as HTMLDetailsElement;
@@ -404,16 +443,16 @@ describe("what is wrong leads", () => {
   });
 
   test("an embed with every service at fault folds nothing: no empty line to open", async () => {
-    answers(() => json(pageWith("outage", "degraded", "paused")));
+    answers(() => json(pageWith("major_outage", "degraded", "paused")));
     const el = await mount({ locale: "en" });
     expect(labels(el)).toEqual(["Service 0", "Service 1", "Service 2"]);
     expect($(el, '[part="others"]')).toBeNull();
   });
 
   test("a service's name is shown as written in the affected list, dollar signs and all", async () => {
-    answers(() => json(page({ items: [item({ label: "Pay$$ & $& Co", status: "outage" })] })));
+    answers(() => json(page({ items: [item({ label: "Pay$$ & $& Co", status: "major_outage" })] })));
     const el = await mount({ locale: "en" });
-    expect(text($(el, '[part="banner"] p') as HTMLElement)).toBe("Affected: Pay$$ & $& Co");
+    expect(text($(el, '[part="banner"] p') as HTMLElement)).toBe("Major outage: Pay$$ & $& Co");
   });
 
   test("an embed where all is well lists every service in the page's order, nothing folded", async () => {
@@ -425,15 +464,16 @@ describe("what is wrong leads", () => {
 
   test("compact: a summary line, the active incident and the services at fault; the rest folded", async () => {
     answers(() =>
-      json({ ...pageWith("operational", "outage", "operational"), incidents: [openIncident, pastIncident] }),
+      json({ ...pageWith("operational", "major_outage", "operational"), incidents: [openIncident, pastIncident] }),
     );
     const el = await mount({ locale: "en", compact: true });
-    expect(text($(el, '[part="banner"]') as HTMLElement)).toBe("Partial outageAffected: Service 1");
+    // The summary line; the services at fault follow it at once, each with its status, then the active incident.
+    expect(text($(el, '[part="banner"]') as HTMLElement)).toBe("Partial outage");
     // No description, no past incidents, no timelines; the services' heading is read, not shown (class vh).
     expect($(el, '[part="header"] p')).toBeNull();
     expect($$(el, "h3").map((h) => `${text(h)}${h.className ? `.${h.className}` : ""}`)).toEqual([
-      "Active incidents",
       "Services.vh",
+      "Active incidents",
     ]);
     expect($$(el, '[part="incident"]').map((row) => text(row.querySelector("h4") as HTMLElement))).toEqual([
       "Checkout is down",
@@ -460,6 +500,7 @@ test("an opened past incident stays open where a refresh moves it; the one now i
     started_at: new Date(Date.now() - (10 - id) * DAY).toISOString(),
     resolved_at: new Date(Date.now() - (10 - id) * DAY + 30 * MINUTE).toISOString(),
     duration_minutes: 30,
+    impact: "none" as const,
     affected: [],
     updates: [{ timestamp: new Date(Date.now() - (10 - id) * DAY).toISOString(), status: "resolved", message: title }],
   });

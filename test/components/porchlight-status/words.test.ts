@@ -24,7 +24,7 @@ describe("words fetched for the locale", () => {
   test("German: the skeleton until the words come, then the page in German; one request for every element", async () => {
     let release: (response: Response) => void = () => {};
     const words = new Promise<Response>((resolve) => (release = resolve));
-    stubFetch((call) => (call.url === WORDS_URL("de") ? words : json(pageWith("operational", "outage"))));
+    stubFetch((call) => (call.url === WORDS_URL("de") ? words : json(pageWith("operational", "major_outage"))));
     const el = await mount({ locale: "de-AT" });
     // The page came, its words not yet: nothing in English shows in their place.
     expect(calls.map((call) => call.url).sort()).toEqual([PAGE_URL, WORDS_URL("de")].sort());
@@ -35,7 +35,7 @@ describe("words fetched for the locale", () => {
     await settle(el);
     await settle(el);
     expect(text($(el, '[part="banner"] span') as HTMLElement)).toBe("Teilweiser Ausfall");
-    expect(text($(el, '[part="banner"] p') as HTMLElement)).toBe("Betroffen: Service 1");
+    expect(text($(el, '[part="banner"] p') as HTMLElement)).toBe("Schwerer Ausfall: Service 1");
     expect(base(el).getAttribute("lang")).toBe("de");
 
     // A second element in German asks for its page only.

@@ -1,15 +1,13 @@
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { ApiProblem, api, fieldErrorsOf, problemText } from "./api.ts";
-import { BASE, navigate } from "./router.ts";
-import { shared } from "./styles.ts";
-import type { SessionInfo } from "./types.ts";
+import type { z } from "zod";
+import type { LinkInfo as LinkInfoSchema } from "../../../../server/contract/session.ts";
+import { ApiProblem, api } from "../../lib/api.ts";
+import { FormController } from "../../lib/form.ts";
+import { BASE, navigate } from "../../lib/router.ts";
+import { shared } from "../../lib/styles.ts";
+import type { SessionInfo } from "../../lib/types.ts";
 
-interface LinkInfo {
-  kind: "setup" | "reset" | "invite";
-  email: string;
-  role: string | null;
-  workspace: string;
-}
+type LinkInfo = z.infer<typeof LinkInfoSchema>;
 
 /**
  * Signing in, and the screens one-time links open: choosing a first password (setup), a new one (reset), joining a
@@ -63,28 +61,22 @@ export class PlSignIn extends LitElement {
 
   static override properties = {
     mode: {},
-    error: { state: true },
-    fieldErrors: { state: true },
-    busy: { state: true },
     askTotp: { state: true },
     link: { state: true },
     sent: { state: true },
   };
 
   declare mode: string;
-  declare error: string;
-  declare fieldErrors: Record<string, string>;
-  declare busy: boolean;
   declare askTotp: boolean;
   declare link: LinkInfo | null | undefined;
   declare sent: boolean;
 
+  /** One form is shown at a time: sign-in, a link's password, or the reset request. */
+  readonly #form = new FormController(this);
+
   constructor() {
     super();
     this.mode = "sign-in";
-    this.error = "";
-    this.fieldErrors = {};
-    this.busy = false;
     this.askTotp = false;
     this.link = undefined;
     this.sent = false;
@@ -96,6 +88,11 @@ export class PlSignIn extends LitElement {
 
   get #isLink(): boolean {
     return ["setup", "reset", "join"].includes(this.mode);
+  }
+
+  override willUpdate(changed: Map<string, unknown>): void {
+    // Another form (sign-in → forgot): no message of the last one follows.
+    if (changed.has("mode") && changed.get("mode") !== undefined) this.#form.reset();
   }
 
   override updated(changed: Map<string, unknown>): void {
@@ -111,50 +108,44 @@ export class PlSignIn extends LitElement {
   }
 
   async #submit(event: SubmitEvent): Promise<void> {
-    event.preventDefault();
-    const form = new FormData(event.target as HTMLFormElement);
-    const value = (name: string) => String(form.get(name) ?? "");
-    this.busy = true;
-    this.error = "";
-    this.fieldErrors = {};
-    try {
+    const session = await this.#form.submit(event, async (form) => {
+      const value = (name: string) => String(form.get(name) ?? "");
       if (this.mode === "forgot") {
         await api("POST", "/public/v1/password-reset", { email: value("email") });
         this.sent = true;
-        return;
+        return null;
       }
-      if (this.#isLink) {
-        if (value("password") !== value("confirm")) {
-          this.fieldErrors = { confirm: "The two passwords differ" };
-          return;
+      try {
+        if (this.#isLink) {
+          if (value("password") !== value("confirm")) {
+            throw new ApiProblem(400, "validation", "The two passwords differ.", [
+              { field: "confirm", message: "The two passwords differ: type the same one twice." },
+            ]);
+          }
+          const { data } = await api<SessionInfo>("POST", "/public/v1/account-links/use", {
+            token: this.#token,
+            password: value("password"),
+            ...(this.askTotp ? { totp: value("totp") } : {}),
+          });
+          history.replaceState(null, "", BASE);
+          return data;
         }
-        const { data } = await api<SessionInfo>("POST", "/public/v1/account-links/use", {
-          token: this.#token,
-          password: value("password"),
-          ...(this.askTotp ? { totp: value("totp") } : {}),
-        });
-        history.replaceState(null, "", BASE);
-        this.#done(data);
-        return;
+        const body: Record<string, string> = { email: value("email"), password: value("password") };
+        if (this.askTotp) body.totp = value("totp");
+        return (await api<SessionInfo>("POST", "/public/v1/session", body)).data;
+      } catch (error) {
+        // The password was right and a second factor is on: ask for its code, not an error.
+        if (error instanceof ApiProblem && error.kind === "totp_required") {
+          this.askTotp = true;
+          return null;
+        }
+        throw error;
       }
-      const body: Record<string, string> = { email: value("email"), password: value("password") };
-      if (this.askTotp) body.totp = value("totp");
-      const { data } = await api<SessionInfo>("POST", "/public/v1/session", body);
-      this.#done(data);
-    } catch (error) {
-      if (error instanceof ApiProblem && error.kind === "totp_required") {
-        this.askTotp = true;
-        await this.updateComplete;
-        this.renderRoot.querySelector<HTMLInputElement>("#totp")?.focus();
-        return;
-      }
-      const fields = fieldErrorsOf(error);
-      if (fields) {
-        this.fieldErrors = fields;
-      }
-      this.error = problemText(error);
-    } finally {
-      this.busy = false;
+    });
+    if (session) this.#done(session);
+    else if (this.askTotp) {
+      await this.updateComplete;
+      this.renderRoot.querySelector<HTMLInputElement>("#totp")?.focus();
     }
   }
 
@@ -162,31 +153,31 @@ export class PlSignIn extends LitElement {
     this.dispatchEvent(new CustomEvent("pl-session", { detail: session, bubbles: true, composed: true }));
   }
 
-  #field(name: string, label: string, input: TemplateResult, hint?: string): TemplateResult {
-    const error = this.fieldErrors[name];
+  /** A field: its label, hint and the API's message beside it (ids `<name>-hint`, `<name>-error`). */
+  #field(
+    name: string,
+    label: string,
+    attributes: { type?: string; autocomplete: string; inputmode?: string },
+    hint?: string,
+  ): TemplateResult {
+    const f = this.#form;
     return html`<div class="field">
       <label for=${name}>${label}${hint ? html`<small id=${`${name}-hint`}>${hint}</small>` : nothing}</label>
-      ${input} ${error ? html`<p class="error" id=${`${name}-error`}>${error}</p>` : nothing}
+      <input id=${name} name=${name} type=${attributes.type ?? "text"} autocomplete=${attributes.autocomplete}
+        inputmode=${attributes.inputmode ?? nothing} aria-invalid=${f.invalid(name)}
+        aria-describedby=${f.describedBy("si", name, hint ? `${name}-hint` : undefined)} />
+      ${f.error("si", name)}
     </div>`;
   }
 
   #password(name: string, label: string, autocomplete: string, hint?: string): TemplateResult {
-    const error = this.fieldErrors[name];
-    return this.#field(
-      name,
-      label,
-      html`<input id=${name} name=${name} type="password" required autocomplete=${autocomplete}
-        minlength=${autocomplete === "new-password" ? 12 : nothing} maxlength="128"
-        aria-invalid=${error ? "true" : nothing}
-        aria-describedby=${[hint ? `${name}-hint` : "", error ? `${name}-error` : ""].join(" ").trim() || nothing} />`,
-      hint,
-    );
+    return this.#field(name, label, { type: "password", autocomplete }, hint);
   }
 
   #go(path: string) {
     return (event: Event) => {
       event.preventDefault();
-      this.error = "";
+      this.#form.reset();
       this.sent = false;
       navigate(path);
     };
@@ -196,7 +187,7 @@ export class PlSignIn extends LitElement {
     return this.#field(
       "totp",
       "Authenticator code",
-      html`<input id="totp" name="totp" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" required autocomplete="one-time-code" />`,
+      { autocomplete: "one-time-code", inputmode: "numeric" },
       "The 6 digits your authenticator app shows for Porchlight",
     );
   }
@@ -214,7 +205,6 @@ export class PlSignIn extends LitElement {
       <div class="panel">
         <h1>${title}</h1>
         ${this.#body()}
-        ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
       </div>
       <div class="links">
         ${
@@ -234,8 +224,9 @@ export class PlSignIn extends LitElement {
       }
       return html`<form @submit=${this.#submit} novalidate>
         <p class="muted">We will e-mail you a link to choose a new password.</p>
-        ${this.#field("email", "E-mail", html`<input id="email" name="email" type="email" required autocomplete="email" />`)}
-        <button class="primary" ?disabled=${this.busy}>Send the link</button>
+        ${this.#field("email", "E-mail", { type: "email", autocomplete: "email" })}
+        ${this.#form.message()}
+        <button class="primary" ?disabled=${this.#form.busy}>Send the link</button>
       </form>`;
     }
     if (this.#isLink) {
@@ -248,21 +239,23 @@ export class PlSignIn extends LitElement {
         this.link.kind === "invite"
           ? html`<p>You are invited to <strong>${this.link.workspace}</strong> as <strong>${this.link.role}</strong>.</p>`
           : nothing;
-      return html`<form @submit=${this.#submit}>
+      return html`<form novalidate @submit=${this.#submit}>
         ${intro}
         <p class="muted">For <strong>${this.link.email}</strong></p>
         <input type="email" name="username" autocomplete="username" .value=${this.link.email} hidden />
-        ${this.#password("password", "New password", "new-password", "At least 12 characters. A few unrelated words are easy to remember.")}
+        ${this.#password("password", "New password", "new-password", "12 to 128 characters. A few unrelated words are easy to remember.")}
         ${this.#password("confirm", "Repeat the password", "new-password")}
         ${this.askTotp ? this.#totpField() : nothing}
-        <button class="primary" ?disabled=${this.busy}>${this.link.kind === "invite" ? "Join" : "Save and sign in"}</button>
+        ${this.#form.message()}
+        <button class="primary" ?disabled=${this.#form.busy}>${this.link.kind === "invite" ? "Join" : "Save and sign in"}</button>
       </form>`;
     }
-    return html`<form @submit=${this.#submit}>
-      ${this.#field("email", "E-mail", html`<input id="email" name="email" type="email" required autocomplete="username" />`)}
+    return html`<form novalidate @submit=${this.#submit}>
+      ${this.#field("email", "E-mail", { type: "email", autocomplete: "username" })}
       ${this.#password("password", "Password", "current-password")}
       ${this.askTotp ? this.#totpField() : nothing}
-      <button class="primary" ?disabled=${this.busy}>Sign in</button>
+      ${this.#form.message()}
+      <button class="primary" ?disabled=${this.#form.busy}>Sign in</button>
     </form>`;
   }
 }

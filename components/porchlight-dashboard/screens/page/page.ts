@@ -1,11 +1,42 @@
+import { Task } from "@lit/task";
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
 import { keyed } from "lit/directives/keyed.js";
-import { allSites, api, fieldErrorsOf, problemText, upload } from "./api.ts";
-import { BASE, navigate } from "./router.ts";
-import { shared } from "./styles.ts";
-import type { MeInfo, Page, Site } from "./types.ts";
+import { allSites, api, problemText, upload } from "../../lib/api.ts";
+import { can, consumeMe } from "../../lib/context.ts";
+import { FormController, limitHint } from "../../lib/form.ts";
+import { BASE, navigate } from "../../lib/router.ts";
+import { shared } from "../../lib/styles.ts";
+import type { IncidentPolicy, Page, Site } from "../../lib/types.ts";
 
 type Item = Page["items"][number];
+
+/** The server's defaults (server/contract/status-page.ts), for a page whose answer carries no policy yet. */
+const DEFAULT_POLICY: IncidentPolicy = {
+  publish: "after",
+  afterMinutes: 5,
+  template: {
+    title: "{service} is unavailable",
+    down: "We are seeing problems reaching {service} and are looking into it.",
+    downAgain: "{service} became unavailable again shortly after it recovered. We are looking into it.",
+    recovered: "{service} is available again. It was unavailable for {duration}.",
+  },
+};
+
+/** The API's limits (server/contract/status-page.ts), stated beside the inputs rather than cutting the text. */
+const LIMITS = { name: 100, slug: 64, description: 2000, label: 100, title: 200, text: 500 } as const;
+
+/** The API's field of a settings refusal ("theme.accentColor") as the input's name ("accentColor"). */
+const settingsField = (field: string) => field.replace(/^(theme|display)\./, "");
+/** The API's field of a policy refusal ("incidentPolicy.template.down") as the input's name ("t-down"). */
+const policyField = (field: string) => field.replace(/^incidentPolicy\./, "").replace(/^template\./, "t-");
+
+/** The four texts of automatic incidents: [field, label, hint]. */
+const TEMPLATES: [keyof IncidentPolicy["template"], string, string][] = [
+  ["title", "Title", "The incident's name on the page"],
+  ["down", "When a service goes down", "The first update"],
+  ["downAgain", "When it goes down again soon after recovering", "Re-opens the same incident instead of a new one"],
+  ["recovered", "When it recovers", "Resolves the incident; {duration} is how long it was down"],
+];
 
 /**
  * One status page: its settings (name, slug, description, visibility and password, theme, display options, custom
@@ -16,6 +47,11 @@ export class PlPage extends LitElement {
   static override styles = [
     shared,
     css`
+      /* A 100-character name or address wraps rather than widening the screen. */
+      h1,
+      .bar .muted a {
+        overflow-wrap: anywhere;
+      }
       .grid {
         display: grid;
         grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
@@ -85,17 +121,29 @@ export class PlPage extends LitElement {
         align-items: center;
         font-weight: 400;
       }
+      .check small {
+        display: block;
+        color: var(--muted);
+      }
+      #policy .check {
+        align-items: flex-start;
+        margin: 0 0 0.4rem;
+      }
+      input[type="radio"] {
+        width: auto;
+        margin-top: 0.3rem;
+      }
+      #policy textarea {
+        resize: vertical;
+      }
     `,
   ];
 
   static override properties = {
-    me: { attribute: false },
     pageId: { attribute: false },
     page: { state: true },
-    sites: { state: true },
     error: { state: true },
     saved: { state: true },
-    fieldErrors: { state: true },
     visibility: { state: true },
     confirm: { state: true },
     copied: { state: true },
@@ -103,15 +151,15 @@ export class PlPage extends LitElement {
     overIndex: { state: true },
     announcement: { state: true },
     previewKey: { state: true },
+    publishMode: { state: true },
+    policySaved: { state: true },
   };
 
-  declare me: MeInfo;
   declare pageId: string;
+  /** The page as the owner is changing it: the load's answer, then each save's answer and reordered items. */
   declare page: Page | null;
-  declare sites: Site[];
   declare error: string;
   declare saved: string;
-  declare fieldErrors: Record<string, string>;
   declare visibility: string;
   declare confirm: string;
   declare copied: string;
@@ -119,14 +167,33 @@ export class PlPage extends LitElement {
   declare overIndex: number;
   declare announcement: string;
   declare previewKey: number;
+  /** The policy form's publication choice, as the owner has it before saving. */
+  declare publishMode: IncidentPolicy["publish"];
+  declare policySaved: string;
+
+  readonly #me = consumeMe(this);
+  readonly #settingsForm = new FormController(this, settingsField);
+  readonly #policyForm = new FormController(this, policyField);
+  readonly #logoForm = new FormController(this);
+
+  /** The page and the workspace's sites (to add as items), loaded again at once when the address names another page. */
+  readonly #load = new Task(this, {
+    task: async ([id], { signal }) => {
+      const [page, sites] = await Promise.all([
+        api<Page>("GET", `/public/v1/status-pages/${encodeURIComponent(id)}`, undefined, { signal }),
+        allSites<Site>(),
+      ]);
+      return { page: page.data, sites };
+    },
+    args: () => [this.pageId] as const,
+    onComplete: ({ page }) => this.#show(page),
+  });
 
   constructor() {
     super();
     this.page = null;
-    this.sites = [];
     this.error = "";
     this.saved = "";
-    this.fieldErrors = {};
     this.visibility = "public";
     this.confirm = "";
     this.copied = "";
@@ -134,15 +201,30 @@ export class PlPage extends LitElement {
     this.overIndex = -1;
     this.announcement = "";
     this.previewKey = 0;
+    this.publishMode = DEFAULT_POLICY.publish;
+    this.policySaved = "";
   }
 
   get #canWrite(): boolean {
-    return this.me.permissions.includes("status_pages:write");
+    return can(this.#me.value, "status_pages:write");
+  }
+
+  /** Shows a page as loaded: its forms start from what it holds, with no message of another page's. */
+  #show(page: Page): void {
+    if (page.id !== this.page?.id) {
+      for (const form of [this.#settingsForm, this.#policyForm, this.#logoForm]) form.reset();
+      this.saved = "";
+      this.policySaved = "";
+      this.error = "";
+      this.confirm = "";
+    }
+    this.page = page;
+    this.visibility = page.visibility;
+    this.publishMode = page.incidentPolicy?.publish ?? DEFAULT_POLICY.publish;
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
-    void this.#load();
     // The real element, from this server, for the preview.
     if (!customElements.get("porchlight-status")) {
       const script = document.createElement("script");
@@ -152,59 +234,57 @@ export class PlPage extends LitElement {
     }
   }
 
-  async #load(): Promise<void> {
-    try {
-      const [page, sites] = await Promise.all([
-        api<Page>("GET", `/public/v1/status-pages/${encodeURIComponent(this.pageId)}`),
-        allSites<Site>(),
-      ]);
-      this.page = page.data;
-      this.visibility = page.data.visibility;
-      this.sites = sites;
-      this.error = "";
-    } catch (error) {
-      this.error = problemText(error);
-    }
-  }
-
   async #save(event: SubmitEvent): Promise<void> {
-    event.preventDefault();
     const page = this.page;
     if (!page) return;
-    const data = new FormData(event.target as HTMLFormElement);
-    const text = (name: string) => String(data.get(name) ?? "");
-    const body: Record<string, unknown> = {
-      name: text("name"),
-      slug: text("slug"),
-      description: text("description"),
-      visibility: text("visibility"),
-      theme: { mode: text("mode"), accentColor: text("accentColor") },
-      display: {
-        historyDays: Number(text("historyDays")),
-        showUptime: data.has("showUptime"),
-        showResponseTime: data.has("showResponseTime"),
-        showIncidents: data.has("showIncidents"),
-      },
-      customDomain: text("customDomain").trim() || null,
-    };
-    if (text("password")) body.password = text("password");
-    this.fieldErrors = {};
     this.saved = "";
-    try {
-      const { data: updated } = await api<Page>("PATCH", `/public/v1/status-pages/${page.id}`, body);
-      this.page = updated;
-      this.saved = "Saved.";
-      this.#refreshPreview();
-    } catch (error) {
-      const fields = fieldErrorsOf(error);
-      if (fields) {
-        this.fieldErrors = fields;
-        await this.updateComplete;
-        this.renderRoot.querySelector<HTMLElement>("[aria-invalid='true']")?.focus();
-      } else {
-        this.saved = problemText(error);
-      }
-    }
+    const updated = await this.#settingsForm.submit(event, async (data) => {
+      const text = (name: string) => String(data.get(name) ?? "");
+      const body: Record<string, unknown> = {
+        name: text("name"),
+        slug: text("slug"),
+        description: text("description"),
+        visibility: text("visibility"),
+        theme: { mode: text("mode"), accentColor: text("accentColor") },
+        display: {
+          historyDays: Number(text("historyDays")),
+          showUptime: data.has("showUptime"),
+          showResponseTime: data.has("showResponseTime"),
+          showIncidents: data.has("showIncidents"),
+        },
+        customDomain: text("customDomain").trim() || null,
+      };
+      if (text("password")) body.password = text("password");
+      return (await api<Page>("PATCH", `/public/v1/status-pages/${page.id}`, body)).data;
+    });
+    if (!updated) return;
+    this.#show(updated);
+    this.saved = "Saved.";
+    this.#refreshPreview();
+  }
+
+  async #savePolicy(event: SubmitEvent): Promise<void> {
+    const page = this.page;
+    if (!page) return;
+    this.policySaved = "";
+    const updated = await this.#policyForm.submit(event, async (data) => {
+      const text = (name: string) => String(data.get(name) ?? "");
+      const afterMinutes = text("afterMinutes");
+      const incidentPolicy = {
+        publish: this.publishMode,
+        // A blank delay is sent as it is, so the API says what it wants; an absent one (not "after") keeps the page's.
+        afterMinutes: data.has("afterMinutes")
+          ? afterMinutes.trim() === ""
+            ? null
+            : Number(afterMinutes)
+          : page.incidentPolicy.afterMinutes,
+        template: Object.fromEntries(TEMPLATES.map(([field]) => [field, text(`t-${field}`)])),
+      };
+      return (await api<Page>("PATCH", `/public/v1/status-pages/${page.id}`, { incidentPolicy })).data;
+    });
+    if (!updated) return;
+    this.#show(updated);
+    this.policySaved = "Saved.";
   }
 
   /** A new element for the preview: it reads the page as it is now. */
@@ -217,15 +297,14 @@ export class PlPage extends LitElement {
     const file = input.files?.[0];
     const page = this.page;
     if (!file || !page) return;
-    this.fieldErrors = {};
-    try {
-      this.page = await upload<Page>(`/public/v1/status-pages/${page.id}/logo`, file);
-      this.saved = "Logo uploaded.";
-      this.#refreshPreview();
-    } catch (error) {
-      this.fieldErrors = { logo: problemText(error) };
-    }
+    const updated = await this.#logoForm.submit(null, () =>
+      upload<Page>(`/public/v1/status-pages/${page.id}/logo`, file),
+    );
     input.value = "";
+    if (!updated) return;
+    this.#show(updated);
+    this.saved = "Logo uploaded.";
+    this.#refreshPreview();
   }
 
   async #addItem(event: SubmitEvent): Promise<void> {
@@ -236,7 +315,7 @@ export class PlPage extends LitElement {
     if (!siteId) return;
     try {
       await api("POST", `/public/v1/status-pages/${page.id}/items`, { siteId });
-      await this.#load();
+      await this.#load.run();
       this.#refreshPreview();
     } catch (error) {
       this.error = problemText(error);
@@ -254,7 +333,7 @@ export class PlPage extends LitElement {
   async #removeItem(item: Item): Promise<void> {
     try {
       await api("DELETE", `/public/v1/status-pages/${this.page?.id}/items/${item.id}`);
-      await this.#load();
+      await this.#load.run();
       this.#refreshPreview();
     } catch (error) {
       this.error = problemText(error);
@@ -317,9 +396,13 @@ export class PlPage extends LitElement {
       e.preventDefault();
       navigate(`${BASE}pages`);
     }}>← Status pages</a>`;
-    const page = this.page;
+    // Another page's settings never show under this page's address while it loads.
+    const page = this.page?.id === Number(this.pageId) ? this.page : null;
     if (!page) {
-      return html`${back}${this.error ? html`<p class="notice bad" role="alert">${this.error}</p>` : html`<p class="muted">Loading…</p>`}`;
+      return html`${back}${this.#load.render({
+        pending: () => html`<p class="muted">Loading…</p>`,
+        error: (error) => html`<p class="notice bad" role="alert">${problemText(error)}</p>`,
+      })}`;
     }
     return html`
       ${back}
@@ -328,34 +411,41 @@ export class PlPage extends LitElement {
           <h1>${page.name}</h1>
           <p class="muted"><a href=${`/${page.slug}`} target="_blank" rel="noopener">${page.url}</a></p>
         </div>
+        ${
+          can(this.#me.value, "incidents:write")
+            ? html`<a class="button" href=${`${BASE}incidents?page=${page.id}`} @click=${(e: MouseEvent) => {
+                e.preventDefault();
+                navigate(`${BASE}incidents?page=${page.id}`);
+              }}>Open an incident on this page</a>`
+            : nothing
+        }
       </div>
       ${this.error ? html`<p class="notice bad" role="alert">${this.error}</p>` : nothing}
       <div class="grid">
-        <div>${this.#settings(page)} ${this.#items(page)}</div>
+        <div>${this.#settings(page)} ${this.#items(page)} ${this.#policy(page)}</div>
         <div>${this.#preview(page)} ${this.#embed(page)}</div>
       </div>
       ${this.#canWrite ? this.#deleteForm(page) : nothing}
     `;
   }
 
-  #err(name: string): TemplateResult | typeof nothing {
-    return this.fieldErrors[name] ? html`<p class="error" id=${`e-${name}`}>${this.fieldErrors[name]}</p>` : nothing;
-  }
-
   #settings(page: Page): TemplateResult {
     const ro = !this.#canWrite;
-    const invalid = (name: string) => (this.fieldErrors[name] ? "true" : nothing);
-    const described = (name: string) => (this.fieldErrors[name] ? `e-${name}` : nothing);
+    const f = this.#settingsForm;
+    const invalid = (name: string) => f.invalid(name);
+    const described = (name: string, hint?: string) => f.describedBy("s", name, hint);
+    const err = (name: string) => f.error("s", name);
     const host = new URL(page.url).host;
-    return html`<form class="panel" @submit=${this.#save} aria-labelledby="settings-title">
+    return html`<form class="panel" novalidate @submit=${this.#save} aria-labelledby="settings-title">
       <h2 id="settings-title" style="margin-top:0">Settings</h2>
       <fieldset ?disabled=${ro} style="border:0;padding:0;margin:0">
-        <div class="field"><label for="s-name">Name</label>
-          <input id="s-name" name="name" required maxlength="100" .value=${page.name} aria-invalid=${invalid("name")} aria-describedby=${described("name")} />${this.#err("name")}</div>
-        <div class="field"><label for="s-slug">Slug<small>The page's address: /${page.slug}</small></label>
-          <input id="s-slug" name="slug" required maxlength="64" .value=${page.slug} aria-invalid=${invalid("slug")} aria-describedby=${described("slug")} />${this.#err("slug")}</div>
-        <div class="field"><label for="s-description">Description</label>
-          <textarea id="s-description" name="description" rows="2" maxlength="2000" .value=${page.description}></textarea></div>
+        <div class="field"><label for="s-name">Name</label>${limitHint("s-name-hint", LIMITS.name)}
+          <input id="s-name" name="name" .value=${page.name} aria-invalid=${invalid("name")} aria-describedby=${described("name", "s-name-hint")} />${err("name")}</div>
+        <div class="field"><label for="s-slug">Slug<small id="s-slug-hint">The page's address: /${page.slug}. Lower-case letters, digits and dashes, at most ${LIMITS.slug} characters.</small></label>
+          <input id="s-slug" name="slug" .value=${page.slug} aria-invalid=${invalid("slug")} aria-describedby=${described("slug", "s-slug-hint")} />${err("slug")}</div>
+        <div class="field"><label for="s-description">Description</label>${limitHint("s-description-hint", LIMITS.description)}
+          <textarea id="s-description" name="description" rows="2" .value=${page.description} aria-invalid=${invalid("description")}
+            aria-describedby=${described("description", "s-description-hint")}></textarea>${err("description")}</div>
         <div class="field"><label for="s-visibility">Visibility</label>
           <select id="s-visibility" name="visibility" @change=${(e: Event) => (this.visibility = (e.target as HTMLSelectElement).value)}>
             <option value="public" ?selected=${page.visibility === "public"}>Public: anyone</option>
@@ -365,8 +455,8 @@ export class PlPage extends LitElement {
         ${
           this.visibility === "password-protected"
             ? html`<div class="field"><label for="s-password">Password<small>${page.hasPassword ? "Leave empty to keep the current one" : "Visitors type it; case-sensitive"}</small></label>
-              <input id="s-password" name="password" type="password" autocomplete="new-password" ?required=${!page.hasPassword}
-                aria-invalid=${invalid("password")} aria-describedby=${described("password")} />${this.#err("password")}</div>`
+              <input id="s-password" name="password" type="password" autocomplete="new-password"
+                aria-invalid=${invalid("password")} aria-describedby=${described("password")} />${err("password")}</div>`
             : nothing
         }
         <fieldset><legend>Theme</legend>
@@ -393,10 +483,10 @@ export class PlPage extends LitElement {
           <label for="s-logo">Upload a logo<small>PNG, JPEG, WebP, GIF or SVG</small></label>
           <input id="s-logo" type="file" accept="image/png,image/jpeg,image/webp,image/gif,image/svg+xml"
             @change=${(e: Event) => this.#uploadLogo(e)} />
-          ${this.#err("logo")}
+          ${this.#logoForm.message()}
         </fieldset>
         <div class="field"><label for="s-domain">Custom domain<small>Optional, such as status.example.com</small></label>
-          <input id="s-domain" name="customDomain" .value=${page.customDomain ?? ""} aria-invalid=${invalid("customDomain")} aria-describedby=${described("customDomain")} />${this.#err("customDomain")}
+          <input id="s-domain" name="customDomain" .value=${page.customDomain ?? ""} aria-invalid=${invalid("customDomain")} aria-describedby=${described("customDomain")} />${err("customDomain")}
           ${
             page.customDomain
               ? html`<p class="muted" style="margin-top:0.4rem">At your DNS provider, create:</p>
@@ -404,18 +494,67 @@ export class PlPage extends LitElement {
               : nothing
           }
         </div>
-        <div class="row"><button class="primary">Save settings</button><span role="status">${this.saved}</span></div>
+        ${f.message()}
+        <div class="row"><button class="primary" ?disabled=${f.busy}>Save settings</button><span role="status">${this.saved}</span></div>
+      </fieldset>
+    </form>`;
+  }
+
+  /** When the checks' incidents reach visitors, and their words. */
+  #policy(page: Page): TemplateResult {
+    const policy = page.incidentPolicy ?? DEFAULT_POLICY;
+    const f = this.#policyForm;
+    const err = (name: string) => f.error("p", name);
+    const invalid = (name: string) => f.invalid(name);
+    const described = (name: string, hint?: string) => f.describedBy("p", name, hint);
+    const choice = (value: IncidentPolicy["publish"], label: string, hint: string) =>
+      html`<label class="check"><input type="radio" name="publish" value=${value} .checked=${this.publishMode === value}
+        @change=${() => (this.publishMode = value)} /> <span>${label}<small>${hint}</small></span></label>`;
+    return html`<form id="policy" class="panel" novalidate @submit=${this.#savePolicy} aria-labelledby="policy-title">
+      <h2 id="policy-title" style="margin-top:0">Incidents from the checks</h2>
+      <p class="muted">When a service on this page goes down, Porchlight opens an incident for it. You choose when visitors read it.</p>
+      <fieldset ?disabled=${!this.#canWrite} style="border:0;padding:0;margin:0">
+        <fieldset class="choices"><legend>Publish automatic incidents</legend>
+          ${choice("immediately", "At once", "Visitors read the incident as soon as the service is down")}
+          ${choice("after", "Only outages that last", "Shorter ones stay yours, in the dashboard; you can publish them")}
+          ${
+            this.publishMode === "after"
+              ? html`<div class="field" style="margin:0.25rem 0 0.5rem 1.6rem">
+                <label for="p-after">Minutes<small>1 to 1,440</small></label>
+                <input id="p-after" name="afterMinutes" type="number" min="1" max="1440" style="max-width:8rem"
+                  .value=${String(policy.afterMinutes)} aria-invalid=${invalid("afterMinutes")} aria-describedby=${described("afterMinutes")} />${err("afterMinutes")}</div>`
+              : nothing
+          }
+          ${choice("draft", "As drafts", "Nothing reaches visitors until you publish it from Incidents")}
+          ${err("publish")}
+        </fieldset>
+        <fieldset><legend>Their words</legend>
+          <p class="muted" id="p-placeholders">Plain words for visitors: <code>{service}</code> becomes the service's name on this page and <code>{duration}</code> how long it was down. Technical details (such as HTTP 500) are never shown to visitors; you see them under each update.</p>
+          ${TEMPLATES.map(
+            ([
+              field,
+              label,
+              hint,
+            ]) => html`<div class="field"><label for=${`p-t-${field}`}>${label}<small>${hint}</small></label>
+              <textarea id=${`p-t-${field}`} name=${`t-${field}`} rows=${field === "title" ? 1 : 2}
+                .value=${policy.template[field]} aria-invalid=${invalid(`t-${field}`)}
+                aria-describedby=${described(`t-${field}`, `p-placeholders p-t-${field}-hint`)}></textarea>
+              ${limitHint(`p-t-${field}-hint`, field === "title" ? LIMITS.title : LIMITS.text)}${err(`t-${field}`)}</div>`,
+          )}
+        </fieldset>
+        ${f.message()}
+        <div class="row"><button class="primary" ?disabled=${f.busy}>Save incident policy</button><span role="status">${this.policySaved}</span></div>
       </fieldset>
     </form>`;
   }
 
   #items(page: Page): TemplateResult {
     const onPage = new Set(page.items.map((i) => i.siteId));
-    const free = this.sites.filter((s) => !onPage.has(s.id));
+    const free = (this.#load.value?.sites ?? []).filter((s) => !onPage.has(s.id));
     const ro = !this.#canWrite;
     return html`<section class="panel" aria-labelledby="items-title">
       <h2 id="items-title" style="margin-top:0">Items</h2>
-      <p class="muted" id="items-help">${ro ? "The sites this page shows, in order." : "Drag an item by its handle, or focus the handle and press the up and down arrows."}</p>
+      <p class="muted" id="items-help">${ro ? "The sites this page shows, in order." : `Drag an item by its handle, or focus the handle and press the up and down arrows. A label has at most ${LIMITS.label} characters.`}</p>
       <p class="sr-only" aria-live="polite">${this.announcement}</p>
       ${page.items.length === 0 ? html`<p>No item yet: add a site below.</p>` : nothing}
       <ol class="items">
@@ -424,7 +563,7 @@ export class PlPage extends LitElement {
       ${
         ro
           ? nothing
-          : html`<form class="row" @submit=${this.#addItem}>
+          : html`<form class="row" novalidate @submit=${this.#addItem}>
             <label class="sr-only" for="add-site">Site to add</label>
             <select id="add-site" name="siteId" style="flex:1">
               ${free.length === 0 ? html`<option value="">Every site is on the page</option>` : free.map((s) => html`<option value=${s.id}>${s.name}</option>`)}
@@ -466,7 +605,7 @@ export class PlPage extends LitElement {
             @keydown=${(e: KeyboardEvent) => this.#onKey(e, index)}>⠿</button>`
       }
       <label class="sr-only" for=${`label-${item.id}`}>Label of ${item.label}</label>
-      <input type="text" id=${`label-${item.id}`} .value=${item.label} ?disabled=${ro} maxlength="100"
+      <input type="text" id=${`label-${item.id}`} .value=${item.label} ?disabled=${ro} aria-describedby="items-help"
         @change=${(e: Event) => this.#patchItem(item, { label: (e.target as HTMLInputElement).value })} />
       <label class="check"><input type="checkbox" ?checked=${item.visible} ?disabled=${ro}
         @change=${(e: Event) => this.#patchItem(item, { visible: (e.target as HTMLInputElement).checked })} /> Shown</label>
@@ -504,7 +643,7 @@ export class PlPage extends LitElement {
 
   #deleteForm(page: Page): TemplateResult {
     const matches = this.confirm === page.name;
-    return html`<form class="panel danger-zone" @submit=${this.#delete} aria-labelledby="delete-title">
+    return html`<form class="panel danger-zone" novalidate @submit=${this.#delete} aria-labelledby="delete-title">
       <h2 id="delete-title" style="margin-top:0">Delete this page</h2>
       <p>Visitors, embeds and iframes stop seeing it at once. Its incidents go with it; the sites stay.</p>
       <div class="field">

@@ -252,4 +252,16 @@ export const shared = css`
       font-size: 0.85rem;
     }
   }
+  /* A confirmation (deleting a site, an incident): one look for every screen's dialog. */
+  dialog {
+    border: 1px solid var(--line);
+    border-radius: var(--radius);
+    background: var(--panel);
+    color: var(--text);
+    padding: 1.25rem;
+    width: min(32rem, calc(100vw - 2rem));
+  }
+  dialog::backdrop {
+    background: rgb(0 0 0 / 0.45);
+  }
 `;
