@@ -26,9 +26,11 @@ RUN --mount=type=secret,id=npm_ca \
  && npm ci --ignore-scripts --no-audit --no-fund --loglevel=warn \
  && npm rebuild esbuild --no-audit --no-fund --loglevel=warn
 COPY . .
-# The element (dist/embed, which the server serves), then production dependencies only, without the prebuilt
-# binaries of other operating systems.
+# The element and the dashboard (dist/embed, dist/dashboard) and the documentation (dist/docs, served at /docs/),
+# which the server serves, then production dependencies only, without the prebuilt binaries of other operating
+# systems.
 RUN node bin/build-element.mjs \
+ && node bin/build-docs.mjs \
  && npm prune --omit=dev --no-audit --no-fund --loglevel=warn \
  && rm -rf node_modules/better-sqlite3/prebuilds/darwin-* node_modules/better-sqlite3/prebuilds/win32-* \
            node_modules/better-sqlite3/deps node_modules/better-sqlite3/src
@@ -46,6 +48,13 @@ ENV NODE_ENV=production \
     PORCHLIGHT_DATA_DIR=/data \
     PORCHLIGHT_SHUTDOWN_TIMEOUT_SECONDS=8
 WORKDIR /app
+# iputils' ping for icmp:// sites, as Debian installs it: with the cap_net_raw file capability (not setuid). It runs
+# where the container keeps NET_RAW (Docker's default); where the runtime withholds it (`--cap-drop ALL`, Podman's
+# defaults) the kernel refuses to run it and icmp:// sites read "not checked" instead of down: add NET_RAW back
+# (`--cap-add NET_RAW`) to check them.
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends iputils-ping \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb /var/log/apt /var/log/dpkg.log
 # Only what runs: the server's sources (run through tsx), the pages' and the element's sources that the server
 # renders with, the built element, the production dependencies. No tests, benchmarks or build tools. Owned by
 # root, so the server cannot change its own code.
@@ -56,6 +65,8 @@ COPY --from=build /app/server ./server
 COPY --from=build /app/site ./site
 COPY --from=build /app/components ./components
 COPY --from=build /app/dist/embed ./dist/embed
+COPY --from=build /app/dist/dashboard ./dist/dashboard
+COPY --from=build /app/dist/docs ./dist/docs
 # The data folder (SQLite database, RDAP bootstrap, mail written to files) is the only place it writes; like the
 # server's own, only its owner may read it. A new named volume takes its owner and mode.
 RUN install -d -o node -g node -m 0700 /data
