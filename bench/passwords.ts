@@ -19,15 +19,15 @@
  * 6), BENCH_ROUND_SECONDS (at least, default 2), BENCH_GIVE_UP (seconds, default 15), BENCH_HASHES (hashes
  * measured for the cost, default 20).
  */
-import { type ChildProcess, execSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { createServer } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createToken, createUser } from "../server/accounts/accounts.ts";
 import { hashPassword, verifyPassword } from "../server/accounts/secrets.ts";
 import { openStore } from "../server/store/store.ts";
+import { cpuSeconds, freePort } from "./process.ts";
 
 const modes = (process.env.BENCH_MODES ?? "on,off").split(",").map((m) => m.trim()) as ("on" | "off")[];
 const rate = Number(process.env.BENCH_RATE ?? 100);
@@ -36,24 +36,8 @@ const roundMs = Number(process.env.BENCH_ROUND_SECONDS ?? 2) * 1000;
 const giveUpMs = Number(process.env.BENCH_GIVE_UP ?? 15) * 1000;
 const hashCount = Number(process.env.BENCH_HASHES ?? 20);
 const PASSWORD = "correct horse battery staple";
-const TICKS = Number(execSync("getconf CLK_TCK").toString().trim()) || 100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** The CPU seconds a process has used so far (user and system, all its threads). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
-}
 
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;

@@ -10,48 +10,19 @@
  * default 60), BENCH_CONNECTIONS (default 50).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { createToken, createUser } from "../server/accounts/accounts.ts";
 import { openStore } from "../server/store/store.ts";
+import { cpuSeconds, freePort, rssMiB, waitFor } from "./process.ts";
 
 const sites = Number(process.env.BENCH_SITES ?? 1000);
 const rate = Number(process.env.BENCH_RATE ?? 1000);
 const duration = Number(process.env.BENCH_DURATION ?? 60);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CLIENTS = 100;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`${url} never answered`);
-}
-
-/** A process's CPU time (user + system, ms) and resident memory (MiB), from /proc. */
-function usage(pid: number): { cpuMs: number; rssMiB: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  const pages = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]);
-  return { cpuMs: (ticks * 1000) / 100, rssMiB: Math.round((pages * 4096) / 1048576) };
-}
 
 interface Run {
   /** Calls answered (2xx or not). */
@@ -68,7 +39,7 @@ interface Run {
 /** Calls the paths round-robin at `rate` a second, each from one of CLIENTS addresses, and measures the server. */
 async function load(base: string, paths: string[], method: string, pid: number): Promise<Run> {
   let next = 0;
-  const before = usage(pid);
+  const before = cpuSeconds(pid);
   const result = await autocannon({
     url: base,
     connections,
@@ -88,7 +59,7 @@ async function load(base: string, paths: string[], method: string, pid: number):
       },
     ],
   });
-  const after = usage(pid);
+  const after = cpuSeconds(pid);
   // Answered calls: a call still in flight when the run stops is neither acknowledged nor refused.
   const sent = result.requests.total;
   return {
@@ -98,8 +69,8 @@ async function load(base: string, paths: string[], method: string, pid: number):
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    cpuMsPer1000: Math.round(((after.cpuMs - before.cpuMs) / Math.max(sent, 1)) * 1000),
-    rssMiB: after.rssMiB,
+    cpuMsPer1000: Math.round(((after - before) * 1000 * 1000) / Math.max(sent, 1)),
+    rssMiB: rssMiB(pid),
   };
 }
 
