@@ -127,6 +127,7 @@ describe("the lines", () => {
     const two = regionSeries([check(1, "us-east", 40), check(1, "eu-west", 12), check(2, "eu-west", 11)]);
     expect(two.map((s) => s.label)).toEqual(["eu-west", "us-east"]);
     expect(two[0]?.points.map(([, v]) => v)).toEqual([11, 12]);
+    expect(regionSeries([check(1, "local", 3)], "Query time").map((s) => s.label)).toEqual(["Query time"]);
     const one = regionSeries([check(1, "local", 3), check(2, "local", 2)]);
     expect(one).toEqual([
       {

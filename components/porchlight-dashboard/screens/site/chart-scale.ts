@@ -149,7 +149,10 @@ export function percentileSeries(points: Point[], bucketMs: number): [Series, Se
 }
 
 /** One series per region, oldest first: a site checked from several places shows each place's line. */
-export function regionSeries(checks: { at: string; region: string; responseMs: number | null }[]): Series[] {
+export function regionSeries(
+  checks: { at: string; region: string; responseMs: number | null }[],
+  measure = "Response time",
+): Series[] {
   const byRegion = new Map<string, Point[]>();
   for (let i = checks.length - 1; i >= 0; i--) {
     const c = checks[i] as (typeof checks)[number];
@@ -158,7 +161,7 @@ export function regionSeries(checks: { at: string; region: string; responseMs: n
     byRegion.set(c.region, list);
   }
   const regions = [...byRegion.keys()].sort();
-  if (regions.length <= 1) return [{ label: "Response time", points: byRegion.get(regions[0] ?? "") ?? [] }];
+  if (regions.length <= 1) return [{ label: measure, points: byRegion.get(regions[0] ?? "") ?? [] }];
   return regions.map((region) => ({
     label: region,
     points: (byRegion.get(region) as Point[]).sort((a, b) => a[0] - b[0]),

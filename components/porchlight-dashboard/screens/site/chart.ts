@@ -89,6 +89,7 @@ export class PlResponseChart extends LitElement {
     now: { attribute: false },
     daily: { attribute: false },
     failures: { attribute: false },
+    measure: { attribute: false },
     width: { state: true },
     cursor: { state: true },
   };
@@ -101,6 +102,8 @@ export class PlResponseChart extends LitElement {
   declare daily: boolean;
   /** When checks failed (ms since the epoch): marks along the bottom, not points of the line, which is how fast it answered when it worked. */
   declare failures: number[];
+  /** What the line measures, as its title says it ("Response time", "Query time", "Round trip"...). */
+  declare measure: string;
   declare width: number;
   /** The time the legend names, under the pointer or chosen by the arrow keys; null: the latest point. */
   declare cursor: number | null;
@@ -114,6 +117,7 @@ export class PlResponseChart extends LitElement {
     this.series = [];
     this.daily = false;
     this.failures = [];
+    this.measure = "Response time";
     this.now = Date.now();
     this.width = 0;
     this.cursor = null;
@@ -165,17 +169,17 @@ export class PlResponseChart extends LitElement {
     if (lines.length === 0) {
       return this.failures.length > 0
         ? `No successful check in this range: ${this.failures.length} failed.`
-        : "No response time in this range yet.";
+        : `No ${this.measure.toLowerCase()} in this range yet.`;
     }
     const at =
       this.cursor ?? Math.max(...lines.map((s) => s.points[s.points.length - 1]?.[0] ?? Number.NEGATIVE_INFINITY));
     // One unnamed line reads "12 ms"; several name theirs: "eu-west 12 ms, us-east 40 ms".
-    const named = !(lines.length === 1 && lines[0]?.label === "Response time");
+    const named = !(lines.length === 1 && lines[0]?.label === this.measure);
     const values = lines.map((s) => {
       const ms = (nearest(s, at) as Point)[1];
       return `${named ? `${s.label} ` : ""}${ms === null ? "no answer" : `${ms} ms`}`;
     });
-    const title = this.daily ? "Daily mean response time" : "Response time";
+    const title = this.daily ? `Daily mean ${this.measure.toLowerCase()}` : this.measure;
     return `${title}, ms: ${values.join(", ")} at ${this.#when((nearest(lines[0] as Series, at) as Point)[0])}`;
   }
 
@@ -238,7 +242,7 @@ export class PlResponseChart extends LitElement {
         class="plot"
         tabindex="0"
         role="img"
-        aria-label=${`Response time chart. ${legend}. Use the arrow keys to read other points.`}
+        aria-label=${`${this.measure} chart. ${legend}. Use the arrow keys to read other points.`}
         @pointermove=${(e: PointerEvent) => this.#onPointer(e, domain, plotWidth)}
         @pointerleave=${() => (this.cursor = null)}
         @keydown=${(e: KeyboardEvent) => this.#onKey(e)}

@@ -279,7 +279,7 @@ export class PlSite extends LitElement {
   }
 
   /** The lines of the range: every check by region up to a day, hourly p50/p95 over a week, daily means beyond. */
-  #series(range: Range, site: SiteDetail, checks: RecentCheck[]): Series[] {
+  #series(range: Range, site: SiteDetail, checks: RecentCheck[], measure: string): Series[] {
     const start = Date.now() - range.ms;
     if (range.source === "days") {
       const points: Point[] = site.stat.map((s) => [Date.parse(`${s.date}T00:00:00Z`), s.responseTimeMs]);
@@ -293,7 +293,7 @@ export class PlSite extends LitElement {
         range.bucketMs,
       );
     }
-    return regionSeries(inRange);
+    return regionSeries(inRange, measure);
   }
 
   async #setPause(site: SiteDetail): Promise<void> {
@@ -539,12 +539,12 @@ export class PlSite extends LitElement {
       range.key === "7d"
         ? "Hourly median (p50) and 95th percentile (p95) of every check."
         : daily
-          ? "Each UTC day's mean response time."
+          ? `Each UTC day's mean ${TIMING[kind].toLowerCase()}.`
           : "";
     return html`${picker}
       <div class="panel">
-        <pl-response-chart .series=${this.#series(range, site, checks)} .range=${range} .now=${Date.now()} .daily=${daily}
-          .failures=${daily ? [] : checks.filter((c) => !c.ok && Date.parse(c.at) >= Date.now() - range.ms).map((c) => Date.parse(c.at))}></pl-response-chart>
+        <pl-response-chart .series=${this.#series(range, site, checks, TIMING[kind])} .measure=${TIMING[kind]} .range=${range} .now=${Date.now()} .daily=${daily}
+          .failures=${daily ? [] : checks.filter((c) => !c.ok && !NOT_CHECKED.test(c.error ?? "") && Date.parse(c.at) >= Date.now() - range.ms).map((c) => Date.parse(c.at))}></pl-response-chart>
         ${note ? html`<p class="muted" style="margin:0.25rem 0 0">${note}</p>` : nothing}
       </div>`;
   }
@@ -567,8 +567,7 @@ export class PlSite extends LitElement {
     return html`<ul>
       ${incidents.map(
         (i) => html`<li>
-          <strong>${i.title}</strong> <span class="chip ${i.resolvedAt ? "up" : "warn"}">${i.status}</span>
-          <span class="muted">on ${i.pageName} · ${dateTime(i.startedAt)}${i.resolvedAt ? ` to ${dateTime(i.resolvedAt)}` : ""}${i.automatic ? " · opened by the engine" : ""}</span>
+          <strong>${i.title}</strong> <span class="chip ${i.resolvedAt ? "up" : "warn"}">${i.status}</span> <span class="muted">on ${i.pageName} · ${dateTime(i.startedAt)}${i.resolvedAt ? ` to ${dateTime(i.resolvedAt)}` : ""}${i.automatic ? " · opened by the checks" : ""}</span>
         </li>`,
       )}
     </ul>`;
@@ -591,7 +590,7 @@ export class PlSite extends LitElement {
               <td>${dateTime(c.at)}</td>
               ${regions ? html`<td>${c.region}</td>` : nothing}
               <td>${chip(c.ok ? (c.slow ? "degraded" : "up") : NOT_CHECKED.test(c.error ?? "") ? "refused" : "down")} ${c.statusCode ?? ""}
-                ${c.error ? html`<div class="error-text">${c.error}</div>` : nothing}</td>
+                ${c.error ? html`<div class=${NOT_CHECKED.test(c.error) ? "muted" : "error-text"}>${c.error}</div>` : nothing}</td>
               <td>${c.responseMs === null ? "—" : `${c.responseMs} ms`}</td>
             </tr>`,
           )}
