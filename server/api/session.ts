@@ -76,7 +76,7 @@ const RESET_LIMITS = {
 } satisfies Record<string, LimitRule>;
 
 const taken = () => conflict("email", "already belongs to a member of a workspace");
-const invalidCredentials = () => new ApiError(401, "invalid_credentials", "The e-mail address or password is wrong");
+const invalidCredentials = () => new ApiError(401, "invalid_credentials", "The e-mail address or password is wrong.");
 const linkGone = () =>
   new ApiError(404, "not_found", "This link is unknown, used or expired: ask for a new one (Forgot password)");
 

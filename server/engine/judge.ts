@@ -507,7 +507,8 @@ function failedInARow(health: Health, recent: ResultSummary[]): number {
   for (const region of health.downIn) {
     const mine = recent.filter((r) => r.region === region).sort((a, b) => b.at - a.at);
     const streak = mine.findIndex((r) => r.ok);
-    most = Math.max(most, streak === -1 ? mine.length : streak);
+    // A failure the job reported itself needs no confirmation, whatever the rule asks.
+    most = Math.max(most, mine[0]?.confirmed ? Number.POSITIVE_INFINITY : streak === -1 ? mine.length : streak);
   }
   return most;
 }

@@ -56,4 +56,9 @@ export interface Outcome {
   certificate: { expiresAt: string; issuer: string; authorized: boolean; error: string | null } | null;
   /** WordPress seen in the answer; null when there was no answer to look at. */
   wordpress: boolean | null;
+  /**
+   * A failure no second check need confirm: the job itself said it failed (a push call with status=down). Down at
+   * once, where any other failure waits for the next check.
+   */
+  confirmed?: boolean;
 }

@@ -114,6 +114,7 @@ function finished(o: Outcome, now: number): FinishedCheck & { outcome: Outcome }
   };
   const lost = o.timings.lossPercent;
   if (o.ok && typeof lost === "number" && lost > 0) summary.lossPercent = lost;
+  if (!o.ok && o.confirmed) summary.confirmed = true;
   return {
     outcome: o,
     siteId: o.check.siteId,

@@ -15,6 +15,8 @@ export interface ResultSummary {
   error: string | null;
   /** A ping check answered only in part: the share of echo requests lost (omitted when none was). */
   lossPercent?: number;
+  /** A failure that is down at once, unconfirmed by another (the job reported it: Outcome.confirmed). */
+  confirmed?: boolean;
 }
 
 export interface HealthInput {
@@ -84,8 +86,9 @@ export function judgeHealth(input: HealthInput): Health {
     if (streak.length === THRESHOLDS.confirmFailures && streak.every((r) => r.ok)) answering++;
     if (!latest.ok) {
       latestError ??= latest.error;
-      if (streak.length === THRESHOLDS.confirmFailures && streak.every((r) => !r.ok)) down.push(region);
-      else suspect.push(region);
+      if ((streak.length === THRESHOLDS.confirmFailures && streak.every((r) => !r.ok)) || latest.confirmed) {
+        down.push(region);
+      } else suspect.push(region);
     } else {
       if (latest.lossPercent) {
         lossy.push(region);

@@ -113,6 +113,15 @@ describeStores("push (heartbeat) sites", (kind) => {
     clock.advance(1000);
     await settle();
     expect(await latestCheck(id)).toMatchObject({ ok: false, error: "the job reported down: disk full on /backup" });
+    // The job said so: no second check to wait for.
+    expect(await detail(id)).toMatchObject({
+      state: "unhealthy",
+      healthSummary: "Down in local: the job reported down: disk full on /backup.",
+    });
+    await anyone.get(path);
+    clock.advance(1000);
+    await settle();
+    expect((await detail(id)).state).toBe("healthy");
   });
 
   test("a wrong, malformed or rotated token is 404 in the envelope; a bad status is 400", async () => {

@@ -299,7 +299,7 @@ describeStores("dashboard sessions", (kind) => {
       expect(res.status).toBe(401);
       expect(res.json).toMatchObject({
         error: "invalid_credentials",
-        message: "The e-mail address or password is wrong",
+        message: "The e-mail address or password is wrong.",
       });
       expect(res.headers.get("set-cookie")).toBeNull();
     }

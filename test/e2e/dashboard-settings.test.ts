@@ -375,7 +375,7 @@ describeBrowser("the dashboard's settings: alerts, maintenance and account, in C
     await d.getByLabel("E-mail").fill("owner@example.com");
     await d.getByLabel("Password").fill("not the password");
     await d.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => d.getByRole("alert").textContent()).toBe("The e-mail address or password is wrong");
+    await expect.poll(() => d.getByRole("alert").textContent()).toBe("The e-mail address or password is wrong.");
     expect(await noSidewaysScroll(guest.page)).toBe(true);
     expect(await axeViolations(guest.page)).toEqual([]);
     await guest.page.screenshot({ path: `${ARTIFACTS}/dashboard-sign-in-refused-375.png` });

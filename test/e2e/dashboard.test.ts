@@ -883,7 +883,7 @@ describeBrowser("the dashboard, as a new owner, in Chromium", () => {
       await form.getByLabel("E-mail").fill("viewer@example.com");
       await form.getByLabel("Password").fill(`wrong guess ${i}`);
       await form.getByRole("button", { name: "Sign in" }).click();
-      await expect.poll(() => alert.textContent()).toBe("The e-mail address or password is wrong");
+      await expect.poll(() => alert.textContent()).toBe("The e-mail address or password is wrong.");
       await form.getByLabel("E-mail").fill("");
     }
     await form.getByLabel("E-mail").fill("viewer@example.com");

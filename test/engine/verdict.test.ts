@@ -102,6 +102,15 @@ describe("judgeHealth", () => {
     expect(judgeHealth(base([latest, { ...before, lossPercent: 66.6667 }])).state).toBe("healthy");
   });
 
+  test("a failure the job reported itself is down at once; any other waits for a second", () => {
+    const [latest, before] = region("local", ["d", "u"]) as [ResultSummary, ResultSummary];
+    expect(judgeHealth(base([latest, before])).state).toBe("degraded");
+    expect(judgeHealth(base([{ ...latest, confirmed: true }, before]))).toMatchObject({
+      state: "unhealthy",
+      downIn: ["local"],
+    });
+  });
+
   test("order of the results does not matter", () => {
     const results = region("local", ["d", "d", "u"]).reverse();
     expect(judgeHealth(base(results)).state).toBe("unhealthy");

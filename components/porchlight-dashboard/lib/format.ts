@@ -105,7 +105,8 @@ function drawSparkline(values: (number | null)[], what: string, unit: "day" | "h
       pen = false;
       return;
     }
-    const x = (i * step).toFixed(1);
+    // A lone value is the latest: drawn at the right end, beside its figure, not at the start of an empty axis.
+    const x = (values.length === 1 ? width - 3 : i * step).toFixed(1);
     const y = (height - 2 - (v / max) * (height - 4)).toFixed(1);
     path += `${pen ? "L" : "M"}${x} ${y}`;
     pen = true;

@@ -16,6 +16,7 @@ import type { DueCheck, Outcome } from "../outcome.ts";
  * - `timings`: named phases in ms (dnsMs, connectMs, tlsMs, firstByteMs, totalMs, ...), null where not measured.
  * - `certificate`: the TLS certificate seen (https, tls), which feeds the ssl_expiry condition and its reminders.
  * - `wordpress`: whether WordPress was seen in an HTTP answer; null for every other protocol.
+ * - `confirmed`: set on a failure that is news, not a blip (a job reporting its own failure): down at once.
  */
 export type CheckerResult = Omit<Outcome, "check" | "at">;
 

@@ -29,7 +29,7 @@ export const checkPush: Checker = async (check, { now }) => {
   if (last !== null && at - last <= allowed) {
     if (push.lastStatus === "down") {
       const words = push.lastMessage ? `: ${push.lastMessage}` : "";
-      return failed(`the job reported down${words}`, timings);
+      return { ...failed(`the job reported down${words}`, timings), confirmed: true };
     }
     return {
       ok: true,

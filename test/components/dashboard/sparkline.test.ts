@@ -41,6 +41,7 @@ function drawn(...args: Parameters<typeof sparkline>) {
             .filter(Boolean)
             .map((seg) => seg.split("L").map((p) => Number(p.split(" ")[0]))),
     dot: host.querySelector("circle") !== null,
+    dotX: Number(host.querySelector("circle")?.getAttribute("cx") ?? Number.NaN),
   };
 }
 
@@ -73,6 +74,8 @@ describe("the sparkline on a site's first day", () => {
   test("a single hour is a dot, not an empty path", () => {
     const out = drawn(days(120), [hour(11, 75)]);
     expect(out.dot).toBe(true);
+    // At the right end, where the latest value stands, beside its figure.
+    expect(out.dotX).toBeGreaterThan(100);
     expect(out.label).toBe(`${HOURLY}: 75 to 75 ms; latest hour 75 ms`);
   });
 

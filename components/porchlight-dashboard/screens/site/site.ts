@@ -590,7 +590,13 @@ export class PlSite extends LitElement {
               <td>${dateTime(c.at)}</td>
               ${regions ? html`<td>${c.region}</td>` : nothing}
               <td>${chip(c.ok ? (c.slow ? "degraded" : "up") : NOT_CHECKED.test(c.error ?? "") ? "refused" : "down")} ${c.statusCode ?? ""}
-                ${c.error ? html`<div class=${NOT_CHECKED.test(c.error) ? "muted" : "error-text"}>${c.error}</div>` : nothing}</td>
+                ${
+                  c.error
+                    ? NOT_CHECKED.test(c.error)
+                      ? html`<div class="muted">${c.error.replace(/^not checked:\s*/, "")}</div>`
+                      : html`<div class="error-text">${c.error}</div>`
+                    : nothing
+                }</td>
               <td>${c.responseMs === null ? "—" : `${c.responseMs} ms`}</td>
             </tr>`,
           )}
