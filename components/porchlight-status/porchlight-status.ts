@@ -110,7 +110,8 @@ const fillWith = (text: string, value: unknown) => {
  * @cssprop [--porchlight-color=light-dark(#1f2328, #e6edf3)] - The text colour.
  * @cssprop [--porchlight-accent] - The top border; default: the page's `theme.accentColor`.
  * @cssprop [--porchlight-operational-color=light-dark(#1a7f37, #3fb950)] - The colour of operational.
- * @cssprop [--porchlight-degraded-color=light-dark(#8a5300, #d29922)] - The colour of degraded and partial outage.
+ * @cssprop [--porchlight-degraded-color=light-dark(#9a6700, #d29922)] - The colour of degraded.
+ * @cssprop [--porchlight-partial-color=light-dark(#bc4c00, #f0883e)] - The colour of partial outage.
  * @cssprop [--porchlight-outage-color=light-dark(#c4232d, #ff7b72)] - The colour of outage and major outage.
  * @cssprop [--porchlight-font=system-ui, sans-serif] - The font family.
  *

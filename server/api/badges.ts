@@ -21,7 +21,7 @@ import { header, matchesEtag } from "../http/headers.ts";
 import { type Route, route } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
 import { strongEtag } from "../views/headers.ts";
-import type { PageView, PageViews } from "../views/page-views.ts";
+import { type PageView, type PageViews, shownUptime } from "../views/page-views.ts";
 import { ReadModel } from "../views/read-model.ts";
 
 /** Shields' own caches keep an endpoint badge 300 s at least; browsers and image proxies may keep ours a minute. */
@@ -96,7 +96,8 @@ function responseColor(ms: number): string {
 }
 
 /** Rounded down to two decimals, so that 99.996% never reads 100%. */
-const percent = (value: number) => `${Number((Math.floor(value * 100) / 100).toFixed(2))}%`;
+/** One precision for uptime everywhere: the page's (two decimals, 100% as "100%"). */
+const percent = (value: number) => `${shownUptime(value)}%`;
 
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 

@@ -12,6 +12,7 @@ import {
   IncidentUpdatePatch,
   impactOfItems,
   OwnerIncident,
+  OwnerIncidentList,
   PageId,
 } from "../contract/status-page.ts";
 import { invalidField, notFound } from "../http/errors.ts";
@@ -80,7 +81,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       response: {
         status: 200,
         description: "Incidents, drafts and unpublished ones included",
-        schema: Envelope(z.object({ incidents: z.array(OwnerIncident) })),
+        schema: Envelope(OwnerIncidentList),
       },
       errors: [401, 403, 404],
       async handler({ params, principal }) {

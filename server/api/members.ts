@@ -17,6 +17,7 @@ import {
   InvitationId,
   Member,
   MemberId,
+  MemberList,
   MemberPatch,
   NewApiToken,
   TokenId,
@@ -75,7 +76,7 @@ export function memberRoutes({ store, clock, publicUrl, mailer, logger }: Member
       response: {
         status: 200,
         description: "Members, oldest first, and pending invitations, newest first",
-        schema: Envelope(z.object({ members: z.array(Member), invitations: z.array(Invitation) })),
+        schema: Envelope(MemberList),
       },
       errors: [401, 403],
       handler: async ({ principal }) => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { hashPassword } from "../accounts/secrets.ts";
 import { type Plan, STATUS_PAGE_LIMITS } from "../contract/account.ts";
-import { Envelope, envelope, PageQuery, Pagination } from "../contract/common.ts";
+import { Envelope, envelope, PageQuery } from "../contract/common.ts";
 import {
   DisplayOptions,
   IMAGE_PATH,
@@ -11,6 +11,7 @@ import {
   StatusPage,
   StatusPageCreate,
   StatusPageDelete,
+  StatusPageList,
   StatusPagePatch,
   Theme,
 } from "../contract/status-page.ts";
@@ -81,7 +82,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
       response: {
         status: 200,
         description: "A page of status pages",
-        schema: Envelope(z.object({ statusPages: z.array(StatusPage), pagination: Pagination })),
+        schema: Envelope(StatusPageList),
       },
       errors: [400, 401, 403],
       async handler({ query, principal: p }) {

@@ -138,6 +138,10 @@ export const Invitation = z
   })
   .meta({ id: "Invitation" });
 
+/** The workspace's members and pending invitations (GET /members). */
+export const MemberList = z.object({ members: z.array(Member), invitations: z.array(Invitation) });
+export type MemberList = z.infer<typeof MemberList>;
+
 export const InvitationCreate = z
   .strictObject({ email: AccountEmail.meta({ description: "Where the invitation goes" }), role: MemberRole })
   .meta({ id: "InvitationCreate" });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Timestamp } from "./common.ts";
+import { Pagination, Timestamp } from "./common.ts";
 import { PUBLIC_MAINTENANCE_DAYS, PublicMaintenance } from "./maintenance.ts";
 import { SiteId } from "./site.ts";
 
@@ -394,6 +394,10 @@ export const StatusPage = z
   .meta({ id: "StatusPage" });
 export type StatusPage = z.infer<typeof StatusPage>;
 
+/** A page of the workspace's status pages (GET /status-pages). */
+export const StatusPageList = z.object({ statusPages: z.array(StatusPage), pagination: Pagination });
+export type StatusPageList = z.infer<typeof StatusPageList>;
+
 export const INCIDENT_STATUSES = ["investigating", "identified", "monitoring", "resolved"] as const;
 export const IncidentStatus = z.enum(INCIDENT_STATUSES);
 export type IncidentStatus = z.infer<typeof IncidentStatus>;
@@ -524,6 +528,10 @@ export const OwnerIncident = Incident.extend({
   updates: z.array(OwnerIncidentUpdate).meta({ description: "Newest first" }),
 }).meta({ id: "OwnerIncident" });
 export type OwnerIncident = z.infer<typeof OwnerIncident>;
+
+/** A page's incident history as the workspace reads it (GET /status-pages/{id}/incidents). */
+export const OwnerIncidentList = z.object({ incidents: z.array(OwnerIncident) });
+export type OwnerIncidentList = z.infer<typeof OwnerIncidentList>;
 
 /** A correction of an update: its text, its time, or both. */
 export const IncidentUpdatePatch = z

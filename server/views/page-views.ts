@@ -69,7 +69,9 @@ function body(value: unknown, visible: unknown, visibility: PageView["visibility
  * An uptime percentage as the element shows it (format.ts, percentage): two decimals, cut rather than rounded, and
  * exactly 100 as "100"; so a change a visitor would see changes the ETag, and no other does.
  */
-const shownUptime = (uptime: number) => (uptime >= 100 ? "100" : (Math.floor(uptime * 100 + 1e-6) / 100).toFixed(2));
+/** Uptime as every reader shows it: two decimals, cut rather than rounded, and 100 as "100". */
+export const shownUptime = (uptime: number) =>
+  uptime >= 100 ? "100" : (Math.floor(uptime * 100 + 1e-6) / 100).toFixed(2);
 /** The grade of a day's bar, as the element draws it (porchlight-status.ts): 100%, 99%, 95%, 75% and up, below. */
 const band = (uptime: number) => (uptime >= 100 ? 4 : uptime >= 99 ? 3 : uptime >= 95 ? 2 : uptime >= 75 ? 1 : 0);
 

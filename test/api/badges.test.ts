@@ -107,15 +107,15 @@ describeStores("status badges", (kind) => {
     expect(time.message).toMatch(/^\d+ ms$/);
     expect((await json("/badge/acme/response-time.json")).message).toMatch(/^\d+ ms$/);
 
-    // Day i back was (100 - i % 10)% up: the last 7 days' mean is 97%, the last 30 days' 95.5%. Today also holds
+    // Day i back was (100 - i % 10)% up: the last 7 days' mean is 97.00%, the last 30 days' 95.50%. Today also holds
     // the engine's checks (2 of them for Web, both up; day 0 was 100% already).
     expect(await json(`/badge/acme/${web.id}/uptime.json?days=7`)).toEqual({
       schemaVersion: 1,
       label: "uptime 7d",
-      message: "97%",
+      message: "97.00%",
       color: "yellowgreen",
     });
-    expect(await json(`/badge/acme/${web.id}/uptime.json`)).toMatchObject({ label: "uptime 30d", message: "95.5%" });
+    expect(await json(`/badge/acme/${web.id}/uptime.json`)).toMatchObject({ label: "uptime 30d", message: "95.50%" });
     expect(await json("/badge/acme/uptime.json?days=1")).toMatchObject({ label: "uptime 1d" });
     expect(await json(`/badge/acme/${web.id}/uptime.json?days=1`)).toMatchObject({
       message: "100%",
@@ -130,7 +130,7 @@ describeStores("status badges", (kind) => {
   test("an uptime badge never reaches further back than the page shows", async () => {
     const page = (await api.get("/public/v1/status-pages")).json.data.statusPages[0];
     await api.patch(`/public/v1/status-pages/${page.id}`, { display: { historyDays: 7 } });
-    expect(await json("/badge/acme/uptime.json?days=90")).toMatchObject({ label: "uptime 7d", message: "97%" });
+    expect(await json("/badge/acme/uptime.json?days=90")).toMatchObject({ label: "uptime 7d", message: "97.00%" });
   });
 
   test("SVG by badge-maker: the label and message as text, with its content type and a CSP", async () => {
@@ -144,7 +144,7 @@ describeStores("status badges", (kind) => {
       expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]* role="img" aria-label="[^"]+">/);
       expect(svg).not.toMatch(/<script|\son\w+=/i);
       if (path.includes("status")) expect(svg).toContain("<title>Acme acme: unknown</title>");
-      else expect(svg).toContain("<title>uptime 7d: 97%</title>");
+      else expect(svg).toContain("<title>uptime 7d: 97.00%</title>");
     }
     // A label is text, escaped.
     const svg = await (await get("/badge/acme/status.svg?label=%3Cscript%3E%26")).text();

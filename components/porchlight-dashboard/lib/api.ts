@@ -2,6 +2,8 @@
  * The dashboard's one way to the server: the documented REST API, same origin, with the session cookie (sent by the
  * browser, never readable here) and the session's CSRF token on every write.
  */
+
+import type { Site, SiteList } from "../../../server/contract/site.ts";
 import type { FieldError } from "./types.ts";
 
 export class ApiProblem extends Error {
@@ -88,13 +90,10 @@ export async function api<T>(
 }
 
 /** Every site of the workspace, a page of 50 at a time (the API's largest), for the screens that choose among them. */
-export async function allSites<S>(): Promise<S[]> {
-  const sites: S[] = [];
+export async function allSites(): Promise<Site[]> {
+  const sites: Site[] = [];
   for (let page = 1; ; page++) {
-    const { data } = await api<{ sites: S[]; pagination: { totalPages: number } }>(
-      "GET",
-      `/public/v1/sites?perPage=50&page=${page}`,
-    );
+    const { data } = await api<SiteList>("GET", `/public/v1/sites?perPage=50&page=${page}`);
     sites.push(...data.sites);
     if (page >= data.pagination.totalPages) return sites;
   }

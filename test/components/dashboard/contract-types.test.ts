@@ -78,6 +78,27 @@ describe("the dashboard's payload types come from server/contract/", () => {
     expect(found).toEqual([]);
   });
 
+  test("no API call or poll reads its answer through an inline object type: the payload is the contract's", () => {
+    const inline: string[] = [];
+    for (const file of sources(DASHBOARD)) {
+      const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node) => {
+        if (
+          (ts.isCallExpression(node) || ts.isNewExpression(node)) &&
+          /^(api|PollController)$/.test(node.expression.getText(source))
+        ) {
+          if (node.typeArguments?.some(ts.isTypeLiteralNode)) {
+            const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
+            inline.push(`${relative(ROOT, file)}:${line + 1}`);
+          }
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(inline).toEqual([]);
+  });
+
   test("the dashboard imports the contract as types only: zod stays out of its bundle", () => {
     const runtime = sources(DASHBOARD).filter((file) =>
       // status.ts is the pure status math, shared with the element; its own imports are types only.

@@ -4,10 +4,10 @@ import type { z } from "zod";
 import type { Usage } from "../../../../server/contract/account.ts";
 import type {
   ApiToken,
-  Invitation,
-  Member,
+  MemberList,
   MemberRole,
   NewApiToken,
+  Session,
   TotpSetup,
 } from "../../../../server/contract/session.ts";
 import { api, problemText, setCsrf } from "../../lib/api.ts";
@@ -19,7 +19,6 @@ import { shared } from "../../lib/styles.ts";
 import type { MeInfo } from "../../lib/types.ts";
 
 type Token = z.infer<typeof ApiToken>;
-type Members = { members: z.infer<typeof Member>[]; invitations: z.infer<typeof Invitation>[] };
 type Role = z.infer<typeof MemberRole>;
 
 /**
@@ -89,7 +88,7 @@ export class PlAccount extends LitElement {
       const [tokens, usage, members] = await Promise.all([
         api<Token[]>("GET", "/public/v1/tokens", undefined, { signal }),
         api<Usage>("GET", "/public/v1/workspace/usage", undefined, { signal }),
-        manages ? api<Members>("GET", "/public/v1/members", undefined, { signal }) : null,
+        manages ? api<MemberList>("GET", "/public/v1/members", undefined, { signal }) : null,
       ]);
       return { tokens: tokens.data, usage: usage.data, members: members?.data ?? null };
     },
@@ -155,7 +154,7 @@ export class PlAccount extends LitElement {
   async #changePassword(event: SubmitEvent): Promise<void> {
     const form = event.target as HTMLFormElement;
     const done = await this.#password.submit(event, async (data) => {
-      const { data: session } = await api<{ csrfToken?: string }>("POST", "/public/v1/me/password", {
+      const { data: session } = await api<Partial<z.infer<typeof Session>>>("POST", "/public/v1/me/password", {
         currentPassword: String(data.get("current") ?? ""),
         password: String(data.get("password") ?? ""),
       });
@@ -201,7 +200,7 @@ export class PlAccount extends LitElement {
     `;
   }
 
-  #content(me: MeInfo, data: { tokens: Token[]; usage: Usage; members: Members | null }): TemplateResult {
+  #content(me: MeInfo, data: { tokens: Token[]; usage: Usage; members: MemberList | null }): TemplateResult {
     return html`${this.#usage(data.usage)} ${this.#tokens(data.tokens)} ${data.members ? this.#members(me, data.members) : nothing}`;
   }
 
@@ -261,7 +260,7 @@ export class PlAccount extends LitElement {
       </div>`;
   }
 
-  #members(me: MeInfo, { members, invitations }: Members): TemplateResult {
+  #members(me: MeInfo, { members, invitations }: MemberList): TemplateResult {
     const f = this.#invite;
     return html`<h2>Members</h2>
       <form class="row" novalidate @submit=${this.#sendInvite} style="margin-bottom:0.75rem">

@@ -153,7 +153,7 @@ export class PlAlerts extends LitElement {
       const [channels, rule, sites] = await Promise.all([
         api<ChannelList>("GET", "/public/v1/alert-channels", undefined, { signal }),
         api<AlertRule>("GET", "/public/v1/alert-rules/default", undefined, { signal }),
-        allSites<Site>(),
+        allSites(),
       ]);
       return { channels: channels.data.channels, rule: rule.data, sites };
     },

@@ -1,5 +1,6 @@
 import { Task } from "@lit/task";
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
+import type { OwnerIncidentList } from "../../../../server/contract/status-page.ts";
 import { ApiProblem, api, problemText } from "../../lib/api.ts";
 import { can, consumeMe } from "../../lib/context.ts";
 import { FormController, limitHint } from "../../lib/form.ts";
@@ -202,7 +203,7 @@ export class PlIncidents extends LitElement {
       const pages = await allPages(signal);
       const lists = await Promise.all(
         pages.map(async (page) => {
-          const { data } = await api<{ incidents: OwnerIncident[] }>(
+          const { data } = await api<OwnerIncidentList>(
             "GET",
             `/public/v1/status-pages/${page.id}/incidents`,
             undefined,

@@ -60,7 +60,7 @@ export class PlMaintenance extends LitElement {
     task: async (_args, { signal }) => {
       const [windows, sites] = await Promise.all([
         api<MaintenanceWindowList>("GET", "/public/v1/maintenance-windows", undefined, { signal }),
-        allSites<Site>(),
+        allSites(),
       ]);
       return { windows: windows.data.windows, sites };
     },

@@ -6,7 +6,7 @@ import { can, consumeMe } from "../../lib/context.ts";
 import { FormController, limitHint } from "../../lib/form.ts";
 import { BASE, navigate } from "../../lib/router.ts";
 import { shared } from "../../lib/styles.ts";
-import type { IncidentPolicy, Page, Site } from "../../lib/types.ts";
+import type { IncidentPolicy, Page } from "../../lib/types.ts";
 
 type Item = Page["items"][number];
 
@@ -181,7 +181,7 @@ export class PlPage extends LitElement {
     task: async ([id], { signal }) => {
       const [page, sites] = await Promise.all([
         api<Page>("GET", `/public/v1/status-pages/${encodeURIComponent(id)}`, undefined, { signal }),
-        allSites<Site>(),
+        allSites(),
       ]);
       return { page: page.data, sites };
     },

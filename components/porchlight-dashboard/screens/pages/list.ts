@@ -1,5 +1,6 @@
+import type { StatusPageList } from "../../../../server/contract/status-page.ts";
 import { api } from "../../lib/api.ts";
-import type { Page, Pagination } from "../../lib/types.ts";
+import type { Page } from "../../lib/types.ts";
 
 /** Spec 8: the dashboard lists status pages 10 (default), 25 or 50 at a time, newest first. */
 export const PAGE_SIZES = [10, 25, 50] as const;
@@ -35,7 +36,7 @@ export function pageOf<T>(
 export async function allPages(signal?: AbortSignal): Promise<Page[]> {
   const pages: Page[] = [];
   for (let n = 1; ; n++) {
-    const { data } = await api<{ statusPages: Page[]; pagination: Pagination }>(
+    const { data } = await api<StatusPageList>(
       "GET",
       `/public/v1/status-pages?perPage=50&page=${n}`,
       undefined,

@@ -1,6 +1,7 @@
 import { Task } from "@lit/task";
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
 import type { Usage } from "../../../../server/contract/account.ts";
+import type { SiteList } from "../../../../server/contract/site.ts";
 import { allSites, api, problemText } from "../../lib/api.ts";
 import { can, consumeMe } from "../../lib/context.ts";
 import { FormController, limitHint } from "../../lib/form.ts";
@@ -137,7 +138,7 @@ export class PlPages extends LitElement {
       const [pages, usage, sites] = await Promise.all([
         allPages(signal),
         api<Usage>("GET", "/public/v1/workspace/usage", undefined, { signal }),
-        allSites<Site>(),
+        allSites(),
       ]);
       return { pages, usage: usage.data, sites };
     },
@@ -148,7 +149,7 @@ export class PlPages extends LitElement {
    * The newest sites, live: a site going down changes its pages' status here within a poll. One request (304 while
    * nothing changed) serves every row; the sites beyond the newest 50 keep the status they had at load.
    */
-  readonly #live = new PollController<{ sites: Site[] }>(this, { url: () => "/public/v1/sites?perPage=50" });
+  readonly #live = new PollController<SiteList>(this, { url: () => "/public/v1/sites?perPage=50" });
 
   constructor() {
     super();

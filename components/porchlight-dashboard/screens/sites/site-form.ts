@@ -447,7 +447,7 @@ export class PlSiteForm extends LitElement {
 
   /** The workspace's other sites, for the duplicate warning: as given, or loaded when the form opens. */
   readonly #others = new Task(this, {
-    task: async ([opening, given]) => (opening === 0 ? [] : (given ?? (await allSites<Site>()))),
+    task: async ([opening, given]) => (opening === 0 ? [] : (given ?? (await allSites()))),
     args: () => [this.#opening, this.sites] as const,
   });
 
