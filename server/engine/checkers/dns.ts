@@ -49,8 +49,9 @@ async function ask(resolver: Resolver, name: string, type: RecordType): Promise<
       return [`${soa.nsname} ${soa.hostmaster} ${soa.serial}`];
     }
     case "CAA":
+      // The record's tag is its one key besides `critical`; Node 24 and later also add `type: "CAA"`.
       return (await resolver.resolveCaa(name)).map((r) => {
-        const [tag = "", value = ""] = Object.entries(r).find(([key]) => key !== "critical") ?? [];
+        const [tag = "", value = ""] = Object.entries(r).find(([key]) => key !== "critical" && key !== "type") ?? [];
         return `${r.critical} ${tag} "${value}"`;
       });
   }
