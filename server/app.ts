@@ -148,6 +148,7 @@ export function createApp({
       allowPrivate: config.allowPrivateTargets,
       publicUrl: config.publicUrl,
       pushInbox,
+      secrets,
     }),
     ...pushRoutes({ inbox: pushInbox, clock, trustedProxies: config.trustedProxies }),
     ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),

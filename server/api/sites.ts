@@ -2,15 +2,19 @@ import { Resolver } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { Insertable } from "kysely";
 import { z } from "zod";
+import type { SecretBox } from "../accounts/sealed.ts";
 import type { Clock } from "../clock.ts";
 import { Envelope, envelope, PageQuery } from "../contract/common.ts";
 import {
   DNS_DEFAULTS,
+  type HttpRequestInput,
   misplacedSetting,
   NO_ASSERTIONS,
   PUSH_DEFAULTS,
   PushToken,
   protocolOf,
+  REQUEST_DEFAULTS,
+  type StoredHttpRequest,
 } from "../contract/monitor.ts";
 import {
   OVERVIEW_DAYS,
@@ -86,19 +90,47 @@ function siteColumns(input: Partial<SiteCreate> & Pick<SitePatch, "wordpress">):
   return out;
 }
 
-type KindSettings = Pick<SitePatch, "assertions" | "dns" | "push">;
+type KindSettings = Pick<SitePatch, "assertions" | "request" | "dns" | "push">;
+
+/** Seals a credential at rest (accounts/sealed.ts); only a basic-auth password needs it here. */
+export type Seal = (plain: string) => string;
+const noSeal: Seal = () => {
+  throw new Error("no secret box to seal a basic-auth password with");
+};
+
+/**
+ * An http(s) site's request settings as stored: the given ones replace the stored ones whole, except a basic-auth
+ * password left out, which keeps the stored one (the edit form never has it to send back). An empty password is
+ * stored as none.
+ */
+function storedRequest(given: HttpRequestInput | undefined, prior: StoredHttpRequest | undefined, seal: Seal) {
+  if (given === undefined) return prior ?? REQUEST_DEFAULTS;
+  const auth = given.basicAuth;
+  const kept = prior?.basicAuth?.sealedPassword ?? null;
+  const sealedPassword = auth?.password === undefined ? kept : auth.password === "" ? null : seal(auth.password);
+  return {
+    body: given.body,
+    followRedirects: given.followRedirects,
+    basicAuth: auth ? { username: auth.username, sealedPassword } : null,
+  } satisfies StoredHttpRequest;
+}
 
 /**
  * The settings column of a site at `url`: for its kind only, what was given over what was stored, the defaults
  * under both. Settings of another kind are dropped (the contract refuses them when sent): an address changed from
  * https:// to dns:// keeps no assertions.
  */
-function settingsColumn(url: string, given: KindSettings, stored = "{}", hint?: string): string {
+function settingsColumn(url: string, given: KindSettings, stored = "{}", hint?: string, seal = noSeal): string {
   const protocol = protocolOf(url);
-  const prior = JSON.parse(stored) as KindSettings & { push?: { hint?: string } };
+  const prior = JSON.parse(stored) as Omit<KindSettings, "request"> & {
+    push?: { hint?: string };
+    request?: StoredHttpRequest;
+  };
   const out: Record<string, unknown> = {};
-  if (protocol === "http" || protocol === "https")
+  if (protocol === "http" || protocol === "https") {
     out.assertions = given.assertions ?? prior.assertions ?? NO_ASSERTIONS;
+    out.request = storedRequest(given.request, prior.request, seal);
+  }
   if (protocol === "dns") out.dns = given.dns ?? prior.dns ?? DNS_DEFAULTS;
   if (protocol === "push") {
     out.push = { ...(given.push ?? prior.push ?? PUSH_DEFAULTS), hint: hint ?? prior.push?.hint ?? "" };
@@ -113,13 +145,14 @@ export function newSiteRow(
   now: string,
   id = newId(),
   push?: { hash: string; hint: string },
+  seal: Seal = noSeal,
 ) {
   return {
     id,
     workspace_id: workspaceId,
     version: 0,
     ...(siteColumns(input) as WritableColumns),
-    settings: settingsColumn(input.url, input, "{}", push?.hint),
+    settings: settingsColumn(input.url, input, "{}", push?.hint, seal),
     ...(push ? { push_token_hash: push.hash, push_since: now } : {}),
     has_certificate_error: 0,
     is_frozen: 0,
@@ -156,6 +189,8 @@ export interface SiteDeps {
   publicUrl: string;
   /** The push route's memory of tokens, told when one is rotated. */
   pushInbox?: PushInbox;
+  /** Seals basic-auth passwords at rest (the alert channels' box). */
+  secrets: SecretBox;
 }
 
 const SiteParams = z.object({ siteId: SiteId });
@@ -192,7 +227,9 @@ export function siteRoutes({
   resolve = resolveHost,
   publicUrl,
   pushInbox,
+  secrets,
 }: SiteDeps) {
+  const seal: Seal = (plain) => secrets.seal(plain);
   /** The caller's site detail for a window; another workspace's site is not found, exactly like a missing one. */
   const detail = async (p: Principal, id: string, days: number) => {
     const now = clock.now();
@@ -413,7 +450,7 @@ export function siteRoutes({
       async handler({ body, principal: p }) {
         const now = clock.now().toISOString();
         const push = protocolOf(body.url) === "push" ? newPushToken() : null;
-        const row = newSiteRow(p.workspaceId, body, now, undefined, push ?? undefined);
+        const row = newSiteRow(p.workspaceId, body, now, undefined, push ?? undefined, seal);
         await store.sites.insert(row);
         changed();
         const { body: created } = await detail(p, row.id, STAT_DAYS.default);
@@ -481,11 +518,12 @@ export function siteRoutes({
         }
         const misplaced = misplacedSetting(url, body);
         if (misplaced) throw invalidField(misplaced.field, misplaced.message);
-        const kindChanged = body.url !== undefined || body.assertions || body.dns || body.push;
+        const kindChanged = body.url !== undefined || body.assertions || body.request || body.dns || body.push;
+        const settings = kindChanged ? { settings: settingsColumn(url, body, current.settings, undefined, seal) } : {};
         const row = await store.sites.update(
           p.workspaceId,
           params.siteId,
-          { ...siteColumns(body), ...(kindChanged ? { settings: settingsColumn(url, body, current.settings) } : {}) },
+          { ...siteColumns(body), ...settings },
           clock.now().toISOString(),
         );
         if (!row) throw notFound("Site");

@@ -17,8 +17,10 @@ export function createEngine(
   region: string,
   onRecorded?: (summary: RecordSummary) => void,
 ): Engine {
+  const secrets = new SecretBox(config.secretKey, config.dataDir);
   return new Engine({
     store,
+    unseal: (sealed) => secrets.open(sealed),
     region,
     clock: systemClock,
     logger,

@@ -71,12 +71,17 @@ export function monitorUrlProblem(value: string): string | null {
 }
 
 /** The kinds each setting belongs to. */
-const SETTING_KINDS = { assertions: ["http", "https"], dns: ["dns"], push: ["push"] } as const;
+const SETTING_KINDS = {
+  assertions: ["http", "https"],
+  request: ["http", "https"],
+  dns: ["dns"],
+  push: ["push"],
+} as const;
 
 /** A setting sent for a site of another kind (assertions for a dns:// site...), named with the reason; else null. */
 export function misplacedSetting(
   url: string,
-  site: { assertions?: unknown; dns?: unknown; push?: unknown },
+  site: { assertions?: unknown; request?: unknown; dns?: unknown; push?: unknown },
 ): { field: string; message: string } | null {
   const protocol = protocolOf(url);
   if (protocol === null) return null;
@@ -157,6 +162,68 @@ export const HttpAssertions = z
   .meta({ id: "HttpAssertions" });
 export type HttpAssertions = z.infer<typeof HttpAssertions>;
 export const NO_ASSERTIONS: HttpAssertions = { keyword: null, json: null, header: null };
+
+export const HTTP_REQUEST_LIMITS = { body: 16_384, username: 256, password: 1024 } as const;
+
+/**
+ * How an http(s) check asks, beyond its method and headers: a request body, basic auth and whether redirects are
+ * followed. The basic-auth password is sealed at rest like an alert channel's secrets and never shown again.
+ */
+export const HttpRequestInput = z
+  .strictObject({
+    body: z.string().max(HTTP_REQUEST_LIMITS.body).nullable().default(null).meta({
+      description: "Sent with every method but GET and HEAD (set a Content-Type header to match); null: none",
+    }),
+    followRedirects: z.boolean().default(true).meta({
+      description:
+        "false: a redirect is the answer, judged by its status code like any other (a 301 is up unless listed in errorCodes)",
+    }),
+    basicAuth: z
+      .strictObject({
+        username: z
+          .string()
+          .min(1)
+          .max(HTTP_REQUEST_LIMITS.username)
+          .regex(/^[^:\r\n\0]*$/, "Remove the colon and line breaks: a basic-auth user name cannot hold them."),
+        password: z
+          .string()
+          .max(HTTP_REQUEST_LIMITS.password)
+          .regex(/^[^\r\n\0]*$/, "Remove the line breaks.")
+          .optional()
+          .meta({ description: "Sealed at rest, never shown again; left out, the stored password is kept" }),
+      })
+      .nullable()
+      .default(null)
+      .meta({
+        description: "Sent as an Authorization header to the site's own origin only (never on a hop to another one)",
+      }),
+  })
+  .meta({ id: "HttpRequestInput" });
+export type HttpRequestInput = z.infer<typeof HttpRequestInput>;
+
+/** An http(s) site's request settings as answers show them: the basic-auth password never, only whether one is set. */
+export const HttpRequest = z
+  .object({
+    body: z.string().nullable(),
+    followRedirects: z.boolean(),
+    basicAuth: z
+      .object({
+        username: z.string(),
+        passwordSet: z.boolean().meta({ description: "Whether a non-empty password is stored (it is never shown)" }),
+      })
+      .nullable(),
+  })
+  .meta({ id: "HttpRequest" });
+export type HttpRequest = z.infer<typeof HttpRequest>;
+
+/** An http(s) site's request settings as stored: the password sealed (accounts/sealed.ts). */
+export interface StoredHttpRequest {
+  body: string | null;
+  followRedirects: boolean;
+  /** sealedPassword null: an empty password. */
+  basicAuth: { username: string; sealedPassword: string | null } | null;
+}
+export const REQUEST_DEFAULTS: StoredHttpRequest = { body: null, followRedirects: true, basicAuth: null };
 
 export const DNS_RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SOA", "CAA"] as const;
 

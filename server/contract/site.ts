@@ -3,6 +3,8 @@ import { Pagination, Timestamp } from "./common.ts";
 import {
   DnsSettings,
   HttpAssertions,
+  HttpRequest,
+  HttpRequestInput,
   misplacedSetting,
   monitorUrlProblem,
   Protocol,
@@ -133,6 +135,9 @@ const writable = {
     }),
   tags: SiteTags,
   assertions: HttpAssertions.meta({ description: "http(s) sites: what the answer must hold beyond its status code" }),
+  request: HttpRequestInput.meta({
+    description: "http(s) sites: a request body, basic auth (its password sealed) and whether redirects are followed",
+  }),
   dns: DnsSettings.meta({ description: "dns sites: the record type, the resolver and the expected values" }),
   push: PushSettings.meta({ description: "push sites: the grace after checkInterval" }),
 };
@@ -147,7 +152,7 @@ const timeoutRule = { message: "The timeout must not be longer than the check in
 
 /** Settings of one kind of check go with an address of that kind only (assertions with http(s), dns with dns://...). */
 function settingsMatchProtocol(
-  site: { url?: string | undefined; assertions?: unknown; dns?: unknown; push?: unknown },
+  site: { url?: string | undefined; assertions?: unknown; request?: unknown; dns?: unknown; push?: unknown },
   ctx: z.RefinementCtx,
 ) {
   if (site.url === undefined) return;
@@ -173,6 +178,7 @@ export const SiteCreate = z
     slowThresholdMs: writable.slowThresholdMs.default(SLOW_THRESHOLD_MS.default),
     tags: writable.tags.default([]),
     assertions: writable.assertions.optional(),
+    request: writable.request.optional(),
     dns: writable.dns.optional(),
     push: writable.push.optional(),
   })
@@ -199,6 +205,10 @@ export const SitePatch = z
     slowThresholdMs: writable.slowThresholdMs.optional(),
     tags: writable.tags.optional().meta({ description: "Replaces the site's tags" }),
     assertions: writable.assertions.optional().meta({ description: "Replaces the assertions (http(s) sites)" }),
+    request: writable.request.optional().meta({
+      description:
+        "Replaces the request settings (http(s) sites); a basicAuth without password keeps the stored password",
+    }),
     dns: writable.dns.optional().meta({ description: "Replaces the DNS settings (dns sites)" }),
     push: writable.push.optional().meta({ description: "Replaces the push settings (push sites)" }),
     wordpress: z.strictObject({ value: z.boolean(), manualOverride: z.boolean() }).optional().meta({
@@ -293,6 +303,9 @@ export const Site = z
     slowThresholdMs: writable.slowThresholdMs,
     tags: z.array(z.string()).meta({ description: "The site's tags, lower-case, in the order they were given" }),
     assertions: HttpAssertions.nullable().meta({ description: "http(s) sites' assertions; null for other kinds" }),
+    request: HttpRequest.nullable().meta({
+      description: "http(s) sites' body, basic auth (the password never shown) and redirect rule; null for other kinds",
+    }),
     dns: DnsSettings.nullable().meta({ description: "dns sites' question and expected values; null for other kinds" }),
     push: PushState.nullable().meta({ description: "push sites' grace and last call; null for other kinds" }),
     state: SiteState,

@@ -43,6 +43,8 @@ export interface EngineOptions {
   stalledAfterMs?: number;
   /** The checker of each kind (default CHECKERS). */
   checkers?: CheckerRegistry;
+  /** Opens a sealed credential (a basic-auth password); without it, such a site is not checked. */
+  unseal?: (sealed: string) => string;
 }
 
 /**
@@ -265,7 +267,12 @@ export class Engine {
     const started = performance.now();
     const result = await runCheck(
       check,
-      { policy: this.policy, region: this.o.region, now: () => this.now() },
+      {
+        policy: this.policy,
+        region: this.o.region,
+        now: () => this.now(),
+        ...(this.o.unseal ? { unseal: this.o.unseal } : {}),
+      },
       this.o.checkers,
     );
     this.stats.checks++;

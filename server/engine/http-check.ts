@@ -26,8 +26,10 @@ export interface CheckTarget {
   errorCodes: number[];
   /** The engine's region, named in the User-Agent so that a target's owner can tell the regions apart. */
   region?: string;
-  /** A request body (an alert's), sent with every method but GET and HEAD. */
+  /** A request body (an alert's, a site's), sent with every method but GET and HEAD. */
   body?: string;
+  /** false: a redirect is the answer, judged by its status code (default true: followed up to maxRedirects). */
+  followRedirects?: boolean;
 }
 
 /** How checks behave: the same policy for every site of an engine. */
@@ -238,7 +240,7 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
       const hopResult = await request(hop, host, chosen, method, headers, target, policy, deadline, cap, timings);
       if (hopResult.certificate) certificate = hopResult.certificate;
       const location = hopResult.headers.location;
-      if (REDIRECTS.has(hopResult.statusCode) && location) {
+      if (REDIRECTS.has(hopResult.statusCode) && location && target.followRedirects !== false) {
         const next = new URL(location, hop);
         // The limit first: a caller that follows none (an alert's) never has an address named in an error. The
         // redirect's own status is the answer's (a receiver's 302 is logged as 302).

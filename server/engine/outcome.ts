@@ -1,4 +1,4 @@
-import type { DnsSettings, HttpAssertions } from "../contract/monitor.ts";
+import type { DnsSettings, HttpAssertions, StoredHttpRequest } from "../contract/monitor.ts";
 import type { ResultSummary } from "./verdict.ts";
 
 /** A push site's heartbeat as last stored (push calls are coalesced: see server/api/push.ts). */
@@ -30,6 +30,8 @@ export interface DueCheck {
   slowMs: number;
   /** http(s) sites: what the answer must hold beyond its status code. */
   assertions: HttpAssertions;
+  /** http(s) sites: the body, basic auth (its password sealed) and whether redirects are followed. */
+  request: StoredHttpRequest;
   /** dns sites: the question and the expected answer. */
   dns: DnsSettings;
   /** push sites: the last heartbeat; null for other kinds. */

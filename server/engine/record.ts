@@ -8,6 +8,8 @@ import {
   PUSH_DEFAULTS,
   type PushSettings,
   protocolOf,
+  REQUEST_DEFAULTS,
+  type StoredHttpRequest,
 } from "../contract/monitor.ts";
 import { groupBy } from "../group-by.ts";
 import type { ClaimedRow, FinishedCheck } from "../store/checks.ts";
@@ -73,11 +75,17 @@ function dueCheck(r: ClaimedRow, owner: string): DueCheck {
 }
 
 /** A claimed site's settings of its kind, the defaults filled in ('{}' is an http(s) site without assertions). */
-function siteSettings(r: ClaimedRow): Pick<DueCheck, "assertions" | "dns" | "push"> {
-  const stored = JSON.parse(r.settings) as { assertions?: HttpAssertions; dns?: DnsSettings; push?: PushSettings };
+function siteSettings(r: ClaimedRow): Pick<DueCheck, "assertions" | "request" | "dns" | "push"> {
+  const stored = JSON.parse(r.settings) as {
+    assertions?: HttpAssertions;
+    request?: StoredHttpRequest;
+    dns?: DnsSettings;
+    push?: PushSettings;
+  };
   const isPush = protocolOf(r.url) === "push";
   return {
     assertions: { ...NO_ASSERTIONS, ...stored.assertions },
+    request: { ...REQUEST_DEFAULTS, ...stored.request },
     dns: { ...DNS_DEFAULTS, ...stored.dns },
     push: isPush
       ? {

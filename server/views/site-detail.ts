@@ -5,10 +5,13 @@ import {
   DNS_DEFAULTS,
   type DnsSettings,
   type HttpAssertions,
+  type HttpRequest,
   NO_ASSERTIONS,
   PUSH_DEFAULTS,
   type PushSettings,
   protocolOf,
+  REQUEST_DEFAULTS,
+  type StoredHttpRequest,
 } from "../contract/monitor.ts";
 import { type Site, type SiteDetail, type SiteState, STAT_DAYS, type StatEntry } from "../contract/site.ts";
 import { roundPercent, siteStatus, uptimePercent } from "../contract/status.ts";
@@ -25,7 +28,13 @@ export function siteView(row: SiteRow): Site {
   const wordpress = parseJson<{ value: boolean; manualOverride: boolean }>(row.wordpress);
   // An address of a scheme no longer checked cannot be stored (SiteUrl); read as http(s) for safety.
   const protocol = protocolOf(row.url) ?? (row.url.startsWith("https:") ? "https" : "http");
-  const settings = JSON.parse(row.settings) as { assertions?: HttpAssertions; dns?: DnsSettings; push?: PushSettings };
+  const settings = JSON.parse(row.settings) as {
+    assertions?: HttpAssertions;
+    request?: StoredHttpRequest;
+    dns?: DnsSettings;
+    push?: PushSettings;
+  };
+  const http = protocol === "http" || protocol === "https";
   return {
     _id: row.id,
     id: row.id,
@@ -58,7 +67,8 @@ export function siteView(row: SiteRow): Site {
     ...(wordpress ? { wordpress } : {}),
     slowThresholdMs: row.slow_threshold_ms,
     tags: JSON.parse(row.tags),
-    assertions: protocol === "http" || protocol === "https" ? { ...NO_ASSERTIONS, ...settings.assertions } : null,
+    assertions: http ? { ...NO_ASSERTIONS, ...settings.assertions } : null,
+    request: http ? requestView(settings.request ?? REQUEST_DEFAULTS) : null,
     dns: protocol === "dns" ? { ...DNS_DEFAULTS, ...settings.dns } : null,
     push:
       protocol === "push"
@@ -71,6 +81,16 @@ export function siteView(row: SiteRow): Site {
         : null,
     state,
     status: siteStatus(state, pause),
+  };
+}
+
+/** Request settings as answers show them: whether a password is set, never the password (sealed or not). */
+function requestView(stored: StoredHttpRequest): HttpRequest {
+  const auth = stored.basicAuth;
+  return {
+    body: stored.body,
+    followRedirects: stored.followRedirects,
+    basicAuth: auth ? { username: auth.username, passwordSet: auth.sealedPassword !== null } : null,
   };
 }
 

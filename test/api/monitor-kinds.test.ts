@@ -1,5 +1,8 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import { describe, expect, test } from "vitest";
+import { SecretBox } from "../../server/accounts/sealed.ts";
 import { monitorUrlProblem, protocolOf } from "../../server/contract/monitor.ts";
 import { SiteCreate } from "../../server/contract/site.ts";
 import { CHECKERS, type Checker } from "../../server/engine/checkers/index.ts";
@@ -7,7 +10,7 @@ import { Engine } from "../../server/engine/engine.ts";
 import { createLogger } from "../../server/log.ts";
 import { FIRST_CHECK_SPREAD_MS } from "../../server/store/checks.ts";
 import type { Store } from "../../server/store/store.ts";
-import { type App, client, describeStores, makeApp, seedOwner, TestClock, useStore } from "../helpers.ts";
+import { type App, client, describeStores, makeApp, seedOwner, TestClock, testConfig, useStore } from "../helpers.ts";
 
 describe("the address says the kind of check", () => {
   test.each([
@@ -147,6 +150,134 @@ describeStores("sites of every kind through the API", (kind) => {
     expect(moved.json.data).toMatchObject({ protocol: "dns", assertions: null, dns: { recordType: "CNAME" } });
     const back = await api.patch(`/public/v1/site/${id}`, { url: "https://shop.example.com" });
     expect(back.json.data.assertions).toEqual({ keyword: null, json: null, header: null });
+  });
+
+  test("request settings: a body, basic auth with its password sealed and never shown, redirects off", async () => {
+    const password = "correct horse 7f3a";
+    const created = await api.post("/public/v1/sites", {
+      name: "Admin",
+      url: "https://admin.example.com/login",
+      method: "POST",
+      request: { body: "user=probe", followRedirects: false, basicAuth: { username: "ops", password } },
+    });
+    expect(created.status).toBe(201);
+    const id = created.json.data.id;
+    const shown = { body: "user=probe", followRedirects: false, basicAuth: { username: "ops", passwordSet: true } };
+    expect(created.json.data.request).toEqual(shown);
+    const stored = await sql<{ settings: string }>`SELECT settings FROM sites WHERE id = ${id}`.execute(store.db);
+    const column = stored.rows[0]?.settings ?? "";
+    expect(column).toContain('"username":"ops"');
+    expect(column).not.toContain(password);
+    expect(column).not.toContain(Buffer.from(password).toString("base64"));
+
+    // Every answer that shows the site leaves the password out.
+    for (const path of [`/public/v1/site/${id}`, "/public/v1/sites"]) {
+      expect(JSON.stringify((await api.get(path)).json)).not.toContain(password);
+    }
+
+    // A change without the password keeps it (the edit form never has it to send back)...
+    const renamed = await api.patch(`/public/v1/site/${id}`, {
+      request: { body: null, basicAuth: { username: "operator" } },
+    });
+    expect(renamed.json.data.request).toEqual({
+      body: null,
+      followRedirects: true,
+      basicAuth: { username: "operator", passwordSet: true },
+    });
+    const kept = await sql<{ settings: string }>`SELECT settings FROM sites WHERE id = ${id}`.execute(store.db);
+    expect(JSON.parse(kept.rows[0]?.settings ?? "{}").request.basicAuth.sealedPassword).toBe(
+      JSON.parse(column).request.basicAuth.sealedPassword,
+    );
+    // ...other changes leave the request alone, an empty password clears it, and null removes basic auth.
+    expect((await api.patch(`/public/v1/site/${id}`, { name: "Admin 2" })).json.data.request.basicAuth).toEqual({
+      username: "operator",
+      passwordSet: true,
+    });
+    const emptied = await api.patch(`/public/v1/site/${id}`, {
+      request: { basicAuth: { username: "operator", password: "" } },
+    });
+    expect(emptied.json.data.request.basicAuth).toEqual({ username: "operator", passwordSet: false });
+    const removed = await api.patch(`/public/v1/site/${id}`, { request: { basicAuth: null } });
+    expect(removed.json.data.request).toEqual({ body: null, followRedirects: true, basicAuth: null });
+  });
+
+  test("the engine opens the sealed password with the server's key and is let in; it is never logged", async () => {
+    const password = "s3cret-basic-9";
+    const expected = `Basic ${Buffer.from(`ops:${password}`).toString("base64")}`;
+    const server = createServer((req, res) => {
+      res.writeHead(req.headers.authorization === expected ? 200 : 401);
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const clock = new TestClock();
+      const made = makeApp(store, { clock });
+      const owner = client(made.app, (await seedOwner(store, "stack", "basic@example.com")).token);
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/admin`;
+      const add = (name: string, basicAuth: unknown) =>
+        owner.post("/public/v1/sites", { name, url, request: { basicAuth } });
+      const inside = (await add("Admin", { username: "ops", password })).json.data.id;
+      const outside = (await add("Admin, wrong password", { username: "ops", password: "guess" })).json.data.id;
+      const logs: string[] = [];
+      const secrets = new SecretBox(testConfig().secretKey, "unused");
+      const engine = new Engine({
+        store,
+        region: "local",
+        clock,
+        logger: createLogger("debug", { write: (line: string) => void logs.push(line) }),
+        concurrency: 5,
+        retentionHours: 48,
+        policy: { allowPrivate: true },
+        domains: null,
+        unseal: (sealed) => secrets.open(sealed),
+        onRecorded: made.recorded,
+      });
+      clock.advance(FIRST_CHECK_SPREAD_MS);
+      await engine.runOnce();
+      const read = async (id: string) => (await owner.get(`/public/v1/site/${id}`)).json.data;
+      expect(await read(inside)).toMatchObject({ lastCheckTime: expect.any(String), state: "healthy" });
+      expect((await read(outside)).lastCheckTime).not.toBeNull();
+      const checks = await owner.get(`/public/v1/site/${outside}/checks`);
+      expect(JSON.stringify(checks.json)).toContain("HTTP 401");
+      expect(logs.join("\n")).not.toContain(password);
+      expect(logs.join("\n")).not.toContain(expected.slice(6));
+    } finally {
+      server.close();
+    }
+  });
+
+  test("request settings are refused in words: other kinds, a colon in the user name, a body too long", async () => {
+    const cases: [unknown, string][] = [
+      [{ url: "tcp://mail.example.com:587", request: {} }, "request"],
+      [
+        { url: "https://a.example", request: { basicAuth: { username: "a:b", password: "x" } } },
+        "request.basicAuth.username",
+      ],
+      [
+        { url: "https://a.example", request: { basicAuth: { username: "", password: "x" } } },
+        "request.basicAuth.username",
+      ],
+      [{ url: "https://a.example", request: { body: "x".repeat(16_385) } }, "request.body"],
+      [{ url: "https://a.example", request: { followRedirects: "no" } }, "request.followRedirects"],
+      [
+        { url: "https://a.example", request: { basicAuth: { username: "a", password: "x\ny" } } },
+        "request.basicAuth.password",
+      ],
+    ];
+    for (const [body, field] of cases) {
+      const answer = await api.post("/public/v1/sites", { name: "Bad", ...(body as object) });
+      expect(answer.status, field).toBe(400);
+      expect(answer.json.details.map((d: { field: string }) => d.field)).toContain(field);
+    }
+    const sites = (await api.get("/public/v1/sites")).json.data.sites;
+    expect(sites.filter((s: { name: string }) => s.name === "Bad")).toEqual([]);
+  });
+
+  test("a site stored before request settings existed answers the defaults: no body, redirects followed", async () => {
+    const created = await api.post("/public/v1/sites", { name: "Plain", url: "https://plain.example.com" });
+    expect(created.json.data.request).toEqual({ body: null, followRedirects: true, basicAuth: null });
+    const tcp = await api.post("/public/v1/sites", { name: "Mail", url: "tcp://mail.example.com:587" });
+    expect(tcp.json.data.request).toBeNull();
   });
 
   test("a site stored before kinds existed ('{}' settings) is an http(s) check without assertions", async () => {

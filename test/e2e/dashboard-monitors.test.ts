@@ -26,6 +26,9 @@ const REFUSED = /status of 400 \(Bad Request\)/;
 describeBrowser("the kinds of check in the dashboard, in Chromium", () => {
   const served = useDashboardServer("monitors");
   let web: { server: Server; origin: string };
+  /** A site behind basic auth (ops / the password below); it redirects / to /login. */
+  let admin: { server: Server; origin: string };
+  const ADMIN_PASSWORD = "hunter2 but longer";
   let port: TcpServer;
   let portNumber = 0;
   let owner: Tab;
@@ -37,6 +40,12 @@ describeBrowser("the kinds of check in the dashboard, in Chromium", () => {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       res.end("<h1>Welcome to the shop</h1>");
     });
+    const expected = `Basic ${Buffer.from(`ops:${ADMIN_PASSWORD}`).toString("base64")}`;
+    admin = await listen((req, res) => {
+      if (req.headers.authorization !== expected) res.writeHead(401, { "www-authenticate": "Basic" });
+      else if (req.url === "/") res.writeHead(302, { location: "/login" });
+      res.end();
+    });
     port = createServer((socket) => socket.end());
     await new Promise<void>((resolve) => port.listen(0, "127.0.0.1", resolve));
     portNumber = (port.address() as AddressInfo).port;
@@ -44,6 +53,7 @@ describeBrowser("the kinds of check in the dashboard, in Chromium", () => {
 
   afterAll(async () => {
     await closeListener(web);
+    await closeListener(admin);
     await new Promise((resolve) => port.close(resolve));
   });
 
@@ -157,6 +167,47 @@ describeBrowser("the kinds of check in the dashboard, in Chromium", () => {
     await callAs(owner, "PATCH", `/public/v1/site/${site.id}`, {
       assertions: { keyword: { text: "Welcome" }, json: null, header: null },
     });
+  }, 60_000);
+
+  test("a website behind basic auth, redirects off: the password is stored, never shown, kept on edit", async () => {
+    const { page } = owner;
+    await page.goto(`${served.origin}/dashboard/`);
+    const dialog = await openForm(page, "http");
+    await dialog.getByLabel("Address").fill(`${admin.origin}/`);
+    await dialog.getByLabel("Name", { exact: true }).fill("Admin area");
+    await dialog.locator("summary", { hasText: "More settings" }).click();
+    await dialog.getByLabel("Basic auth user").fill("ops:root");
+    await dialog.getByLabel("Basic auth password").fill(ADMIN_PASSWORD);
+    await dialog.getByLabel("Follow redirects").uncheck();
+    expect(await refusedAt(dialog, "request.basicAuth.username")).toMatch(/Remove the colon/);
+    await dialog.getByLabel("Basic auth user").fill("ops");
+    await dialog.getByRole("button", { name: "Add site" }).click();
+    await expect.poll(() => form(page).count()).toBe(0);
+    const site = (await sites()).get("Admin area");
+    expect(site.request).toEqual({
+      body: null,
+      followRedirects: false,
+      basicAuth: { username: "ops", passwordSet: true },
+    });
+    // The engine's first check is let in, and the 302 is the answer: up.
+    await expect
+      .poll(() => dashboard(page).locator("tr", { hasText: "Admin area" }).locator(".chip").textContent(), {
+        timeout: 30_000,
+      })
+      .toBe("Up");
+
+    // The edit form never holds the password; saved with the box empty, the stored one is kept.
+    await page.goto(`${served.origin}/dashboard/sites/${site.id}`);
+    await dashboard(page).getByRole("button", { name: "Edit" }).click();
+    const edit = form(page);
+    expect(await edit.getByLabel("Basic auth password").inputValue()).toBe("");
+    expect(await edit.getByLabel("Basic auth password").getAttribute("placeholder")).toContain("stored");
+    expect(await edit.getByLabel("Basic auth user").inputValue()).toBe("ops");
+    expect(await edit.getByLabel("Follow redirects").isChecked()).toBe(false);
+    await edit.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => form(page).count()).toBe(0);
+    expect((await sites()).get("Admin area").request.basicAuth).toEqual({ username: "ops", passwordSet: true });
+    expect(await page.content()).not.toContain(ADMIN_PASSWORD);
   }, 60_000);
 
   test("a DNS record: a resolver that is not an address is refused beside its box", async () => {
@@ -290,18 +341,25 @@ describeBrowser("the kinds of check in the dashboard, in Chromium", () => {
         const dialog = await openForm(page, kind);
         if (kind === "http") await dialog.locator("summary", { hasText: "Checks on the answer" }).click();
         await shoot(page, `form-${kind}-${shot.name}`, shot.width);
+        if (kind === "http") {
+          // The request's own settings, at the foot of "More settings".
+          await dialog.locator("summary", { hasText: "More settings" }).click();
+          await dialog.getByLabel("Follow redirects").scrollIntoViewIfNeeded();
+          await shoot(page, `form-http-request-${shot.name}`, shot.width);
+        }
         await dialog.getByRole("button", { name: "Cancel" }).click();
         await expect.poll(() => form(page).count()).toBe(0);
       }
       expect(errors).toEqual([]);
       await context.close();
     }
-  }, 120_000);
+  }, 180_000);
 
   test("each kind's screen: its settings and its chart's name; light, dark and 375 px, axe clean", async () => {
     const all = await sites();
     const screens: [string, string, RegExp][] = [
       ["Shop", "Response time", /Keyword.*The body must contain.*Welcome/],
+      ["Admin area", "Response time", /Basic auth.*ops, password stored sealed.*Redirects.*Not followed/],
       ["Mail port", "Connect time", new RegExp(`Target.*127\\.0\\.0\\.1:${portNumber}`)],
       ["Mail exchangers", "Query time", /Question.*TXT records of example\.com.*Exactly.*10 mx1\.example\.com/],
       ["Router", "Round trip", /Host.*127\.0\.0\.1/],
@@ -328,7 +386,7 @@ describeBrowser("the kinds of check in the dashboard, in Chromium", () => {
       expect(errors).toEqual([]);
       await context.close();
     }
-  }, 120_000);
+  }, 180_000);
 
   test("the owner's tab reported no error but the refusals asked for", () => {
     expect(owner.errors.filter((e) => !REFUSED.test(e))).toEqual([]);

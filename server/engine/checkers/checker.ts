@@ -26,6 +26,8 @@ export interface CheckContext {
   region: string;
   /** The engine's clock, in ms since the epoch (push checks measure silence with it). */
   now: () => number;
+  /** Opens a sealed credential (a basic-auth password); a site that needs one is not checked without it. */
+  unseal?: (sealed: string) => string;
 }
 
 /** One protocol's checker: the site as claimed, in; one outcome, out. It never throws. */

@@ -1,6 +1,12 @@
 import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DNS_DEFAULTS, type DnsSettings, NO_ASSERTIONS, resolverParts } from "../../../server/contract/monitor.ts";
+import {
+  DNS_DEFAULTS,
+  type DnsSettings,
+  NO_ASSERTIONS,
+  REQUEST_DEFAULTS,
+  resolverParts,
+} from "../../../server/contract/monitor.ts";
 import { refusedByPolicy } from "../../../server/engine/address-policy.ts";
 import type { CheckContext } from "../../../server/engine/checkers/checker.ts";
 import { answerMismatch, checkDns, comparable } from "../../../server/engine/checkers/dns.ts";
@@ -24,6 +30,7 @@ function dueCheck(url: string, overrides: Partial<DueCheck> = {}): DueCheck {
     errorCodes: [],
     slowMs: 1000,
     assertions: NO_ASSERTIONS,
+    request: REQUEST_DEFAULTS,
     dns: DNS_DEFAULTS,
     push: null,
     recent: [],

@@ -1,7 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { DNS_DEFAULTS, type HttpAssertions, NO_ASSERTIONS } from "../../../server/contract/monitor.ts";
+import {
+  DNS_DEFAULTS,
+  type HttpAssertions,
+  NO_ASSERTIONS,
+  REQUEST_DEFAULTS,
+} from "../../../server/contract/monitor.ts";
 import { DEFAULT_SUCCESS_CODES } from "../../../server/contract/site.ts";
 import type { CheckContext } from "../../../server/engine/checkers/checker.ts";
 import { checkHttpSite } from "../../../server/engine/checkers/http.ts";
@@ -64,6 +69,24 @@ const site: RequestListener = (req, res) => {
     case "/redirect":
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/" });
       res.end();
+      return;
+    case "/echo": {
+      // Answers with the method, content type and body it was sent, as JSON.
+      let body = "";
+      req.setEncoding("utf8");
+      req.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      req.on("end", () => json(200, { method: req.method, type: req.headers["content-type"] ?? null, body }));
+      return;
+    }
+    case "/private":
+      if (req.headers.authorization === `Basic ${Buffer.from("ops:s3cret pass").toString("base64")}`) {
+        res.end("welcome");
+      } else {
+        res.writeHead(401, { "www-authenticate": 'Basic realm="private"' });
+        res.end("who are you?");
+      }
       return;
     default:
       res.writeHead(404);
@@ -136,6 +159,7 @@ function dueCheck(path: string, overrides: Partial<DueCheck> = {}): DueCheck {
     errorCodes: [],
     slowMs: 10_000,
     assertions: NO_ASSERTIONS,
+    request: REQUEST_DEFAULTS,
     dns: DNS_DEFAULTS,
     push: null,
     recent: [],
@@ -352,5 +376,94 @@ describe("credentials never cross origins", () => {
       ["/redirect", "Bearer site-secret"],
       ["/shop", "Bearer site-secret"],
     ]);
+  });
+});
+
+describe("request settings: body, basic auth, redirects", () => {
+  /** A seal that a test can open: the engine's is AES-GCM (accounts/sealed.ts), tested there. */
+  const seal = (plain: string) => `sealed:${Buffer.from(plain).toString("base64")}`;
+  const unseal = (sealed: string) => {
+    if (!sealed.startsWith("sealed:")) throw new Error("not sealed with this key");
+    return Buffer.from(sealed.slice(7), "base64").toString();
+  };
+  const withKey: CheckContext = { ...context, unseal };
+  const request = (overrides: Partial<DueCheck["request"]>) => ({ request: { ...REQUEST_DEFAULTS, ...overrides } });
+  const auth = (password: string | null, username = "ops") => ({
+    basicAuth: { username, sealedPassword: password === null ? null : seal(password) },
+  });
+
+  test("the body goes with a POST, with the site's Content-Type, and the assertions read the answer", async () => {
+    const json = { path: "$.body", equals: '{"user":"probe"}' };
+    const result = await checkHttpSite(
+      dueCheck("/echo", {
+        method: "POST",
+        headers: [{ name: "Content-Type", value: "application/json" }],
+        ...request({ body: '{"user":"probe"}' }),
+        ...asserting({ json }),
+      }),
+      context,
+    );
+    expect(result).toMatchObject({ ok: true, statusCode: 200, error: null });
+  });
+
+  test("a GET sends no body, whatever is set", async () => {
+    const json = { path: "$.body", equals: "" };
+    const result = await checkHttpSite(
+      dueCheck("/echo", { ...request({ body: "ignored" }), ...asserting({ json }) }),
+      context,
+    );
+    expect(result).toMatchObject({ ok: true, error: null });
+  });
+
+  test("basic auth opens the door the sealed password is for; a wrong one is the 401 it gets", async () => {
+    expect(await checkHttpSite(dueCheck("/private"), withKey)).toMatchObject({ ok: false, statusCode: 401 });
+    const right = await checkHttpSite(dueCheck("/private", request(auth("s3cret pass"))), withKey);
+    expect(right).toMatchObject({ ok: true, statusCode: 200, error: null });
+    const wrong = await checkHttpSite(dueCheck("/private", request(auth("guess"))), withKey);
+    expect(wrong).toMatchObject({ ok: false, statusCode: 401, error: "HTTP 401" });
+  });
+
+  test("basic auth replaces an Authorization header of the site's own", async () => {
+    const headers = [{ name: "authorization", value: "Bearer stale" }];
+    const result = await checkHttpSite(dueCheck("/private", { headers, ...request(auth("s3cret pass")) }), withKey);
+    expect(result).toMatchObject({ ok: true, statusCode: 200 });
+    expect(seenBySite.at(-1)?.headers.authorization).toMatch(/^Basic /);
+  });
+
+  test("an empty password is sent as user and colon", async () => {
+    await checkHttpSite(dueCheck("/shop", request(auth(null, "reader"))), withKey);
+    expect(seenBySite.at(-1)?.headers.authorization).toBe(`Basic ${Buffer.from("reader:").toString("base64")}`);
+  });
+
+  test("a password this server cannot open is not checked, and nothing is sent", async () => {
+    const locked = { basicAuth: { username: "ops", sealedPassword: "v1:other:key:material" } };
+    for (const ctx of [withKey, context]) {
+      const result = await checkHttpSite(dueCheck("/private", request(locked)), ctx);
+      expect(result).toMatchObject({ ok: false, statusCode: null, responseMs: null });
+      expect(result.error).toMatch(/^not checked: the basic-auth password cannot be opened/);
+    }
+    expect(seenBySite).toHaveLength(0);
+  });
+
+  test("the basic-auth credential never follows a redirect to another origin", async () => {
+    const to = encodeURIComponent(`${otherOrigin}/landing`);
+    const result = await checkHttpSite(dueCheck(`/redirect?to=${to}`, request(auth("s3cret pass"))), withKey);
+    expect(result).toMatchObject({ ok: true, statusCode: 200 });
+    expect(seenBySite[0]?.headers.authorization).toMatch(/^Basic /);
+    expect(seenByOther).toHaveLength(1);
+    expect(seenByOther[0]?.headers.authorization).toBeUndefined();
+  });
+
+  test("followRedirects false: the redirect is the answer, judged by its code; the target is never asked", async () => {
+    const to = encodeURIComponent(`${otherOrigin}/landing`);
+    const kept = await checkHttpSite(dueCheck(`/redirect?to=${to}`, request({ followRedirects: false })), context);
+    expect(kept).toMatchObject({ ok: true, statusCode: 302, error: null });
+    expect(kept.timings.redirects).toBe(0);
+    expect(seenByOther).toHaveLength(0);
+    const listed = await checkHttpSite(
+      dueCheck(`/redirect?to=${to}`, { errorCodes: [302], ...request({ followRedirects: false }) }),
+      context,
+    );
+    expect(listed).toMatchObject({ ok: false, statusCode: 302, error: "HTTP 302 is listed as an error code" });
   });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import ipaddr from "ipaddr.js";
 import { afterAll, describe, expect, test } from "vitest";
-import { DNS_DEFAULTS, NO_ASSERTIONS } from "../../../server/contract/monitor.ts";
+import { DNS_DEFAULTS, NO_ASSERTIONS, REQUEST_DEFAULTS } from "../../../server/contract/monitor.ts";
 import { refusedByPolicy } from "../../../server/engine/address-policy.ts";
 import type { CheckContext } from "../../../server/engine/checkers/checker.ts";
 import { checkIcmp, createIcmpChecker, parsePing, pingAvailable } from "../../../server/engine/checkers/icmp.ts";
@@ -39,6 +39,7 @@ function dueCheck(url: string, overrides: Partial<DueCheck> = {}): DueCheck {
     errorCodes: [],
     slowMs: 1000,
     assertions: NO_ASSERTIONS,
+    request: REQUEST_DEFAULTS,
     dns: DNS_DEFAULTS,
     push: null,
     recent: [],

@@ -3,7 +3,7 @@ import { type AddressInfo, connect, createServer, type Server, type Socket } fro
 import { performance } from "node:perf_hooks";
 import { createServer as createTlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DNS_DEFAULTS, NO_ASSERTIONS } from "../../../server/contract/monitor.ts";
+import { DNS_DEFAULTS, NO_ASSERTIONS, REQUEST_DEFAULTS } from "../../../server/contract/monitor.ts";
 import { refusedByPolicy } from "../../../server/engine/address-policy.ts";
 import type { CheckContext } from "../../../server/engine/checkers/checker.ts";
 import { checkTcp } from "../../../server/engine/checkers/tcp.ts";
@@ -28,6 +28,7 @@ function dueCheck(url: string, overrides: Partial<DueCheck> = {}): DueCheck {
     errorCodes: [],
     slowMs: 1000,
     assertions: NO_ASSERTIONS,
+    request: REQUEST_DEFAULTS,
     dns: DNS_DEFAULTS,
     push: null,
     recent: [],

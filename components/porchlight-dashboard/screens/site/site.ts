@@ -444,6 +444,18 @@ export class PlSite extends LitElement {
     const rows: [string, TemplateResult | string][] = [["Kind", KIND_WORD[kind]]];
     if (kind === "http") {
       rows.push(["Request", `${site.method} ${site.url}`]);
+      const request = site.request;
+      if (request?.basicAuth) {
+        rows.push([
+          "Basic auth",
+          html`<code>${request.basicAuth.username}</code>${request.basicAuth.passwordSet ? ", password stored sealed" : ", no password"}`,
+        ]);
+      }
+      if (request?.body) {
+        const sent = site.method === "GET" || site.method === "HEAD" ? " (not sent with GET or HEAD)" : "";
+        rows.push(["Body", `${request.body.length.toLocaleString("en-US")} characters${sent}`]);
+      }
+      if (request && !request.followRedirects) rows.push(["Redirects", "Not followed: a redirect is the answer"]);
       const a = site.assertions;
       if (a?.keyword) {
         const how = `${a.keyword.caseSensitive ? "case-sensitive" : "any case"}`;

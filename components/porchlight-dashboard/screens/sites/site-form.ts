@@ -3,7 +3,13 @@ import { css, html, LitElement, nothing, type TemplateResult } from "lit";
 import { keyed } from "lit/directives/keyed.js";
 import { repeat } from "lit/directives/repeat.js";
 import type { z } from "zod";
-import type { DNS_RECORD_TYPES, HttpAssertions, PUSH_GRACE } from "../../../../server/contract/monitor.ts";
+import type {
+  DNS_RECORD_TYPES,
+  HTTP_REQUEST_LIMITS,
+  HttpAssertions,
+  HttpRequestInput,
+  PUSH_GRACE,
+} from "../../../../server/contract/monitor.ts";
 import type {
   CHECK_INTERVAL,
   HTTP_METHODS,
@@ -44,6 +50,7 @@ const TAG_LIMIT: typeof TAGS = { max: 10, maxLength: 32 };
 const METHODS: typeof HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 const RECORD_TYPES: typeof DNS_RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SOA", "CAA"];
 const GRACE: typeof PUSH_GRACE = { min: 0, max: 86_400, default: 60 };
+const REQUEST_LIMITS: typeof HTTP_REQUEST_LIMITS = { body: 16_384, username: 256, password: 1024 };
 /** The contract's `name` and `headers` limits (written inline there). */
 const NAME_MAX = 100;
 const HEADERS_MAX = 20;
@@ -123,8 +130,17 @@ const KINDS: Record<
 /** The kinds in the order the choice lists them. */
 const KIND_ORDER: Kind[] = ["http", "tcp", "tls", "dns", "icmp", "push"];
 
+/** How an HTTP check asks beyond its method and headers, named as the API's field paths. */
+const REQUEST_FIELDS = [
+  "request",
+  "request.body",
+  "request.followRedirects",
+  "request.basicAuth",
+  "request.basicAuth.username",
+  "request.basicAuth.password",
+];
 /** The fields under "More settings" (HTTP). */
-const MORE = ["method", "slowThresholdMs", "successCodes", "errorCodes", "headers"];
+const MORE = ["method", "slowThresholdMs", "successCodes", "errorCodes", "headers", ...REQUEST_FIELDS];
 /** The fields under "Checks on the answer" (HTTP), named as the API's field paths. */
 const ASSERTION_FIELDS = [
   "assertions",
@@ -156,8 +172,8 @@ function fieldsOf(kind: Kind): string[] {
  */
 export function inputOf(field: string): string {
   const parts = field.split(".").filter((p) => !/^\d+$/.test(p));
-  if (!["assertions", "dns", "push"].includes(parts[0] ?? "")) return parts[0] ?? field;
-  const known = [...ASSERTION_FIELDS, ...DNS_FIELDS, ...PUSH_FIELDS];
+  if (!["assertions", "request", "dns", "push"].includes(parts[0] ?? "")) return parts[0] ?? field;
+  const known = [...ASSERTION_FIELDS, ...REQUEST_FIELDS, ...DNS_FIELDS, ...PUSH_FIELDS];
   for (let n = parts.length; n > 1; n--) {
     const path = parts.slice(0, n).join(".");
     if (known.includes(path)) return path;
@@ -195,6 +211,22 @@ const delay = (ms: number, signal: AbortSignal) =>
 
 /** The form's text of a field, "" when absent. */
 const textOf = (data: FormData, name: string) => String(data.get(name) ?? "");
+
+/**
+ * What the form sends as the request settings: an empty body is none; basic auth is off without a user name; an
+ * empty password box on a site whose password is set keeps it (the API never sends it back to fill the box).
+ */
+export function requestOf(data: FormData, passwordSet: boolean): HttpRequestInput {
+  const body = textOf(data, "request.body");
+  const username = textOf(data, "request.basicAuth.username").trim();
+  const password = textOf(data, "request.basicAuth.password");
+  const keep = password === "" && passwordSet;
+  return {
+    body: body === "" ? null : body,
+    followRedirects: data.has("request.followRedirects"),
+    basicAuth: username === "" ? null : { username, ...(keep ? {} : { password }) },
+  };
+}
 
 /** What the form sends as a JSON assertion, a header assertion: null when the owner typed nothing in its boxes. */
 function assertionsOf(data: FormData): HttpAssertions {
@@ -532,6 +564,7 @@ export class PlSiteForm extends LitElement {
         .filter((h) => h.name !== "" || h.value !== "")
         .map(({ name, value }) => ({ name, value }));
       body.assertions = assertionsOf(data);
+      body.request = requestOf(data, this.site?.request?.basicAuth?.passwordSet ?? false);
     }
     if (kind === "dns") {
       const resolver = textOf(data, "dns.resolver").trim();
@@ -890,7 +923,7 @@ export class PlSiteForm extends LitElement {
     const site = this.site;
     return html`<details .open=${this.#more || MORE.some((name) => f.errors[name])}
       @toggle=${(e: Event) => (this.#more = (e.target as HTMLDetailsElement).open)}>
-      <summary>More settings: method, status codes, headers</summary>
+      <summary>More settings: method, status codes, headers, body, basic auth, redirects</summary>
       <div class="pair">
         ${this.#field(
           "method",
@@ -923,7 +956,53 @@ export class PlSiteForm extends LitElement {
         "Even below 400, such as 301-308 to catch a redirect. Empty: none.",
       )}
       ${this.#headersField()}
+      ${this.#requestFields()}
     </details>`;
+  }
+
+  /** The request body, basic auth and the redirect switch (http sites). */
+  #requestFields(): TemplateResult {
+    const f = this.#form;
+    const request = this.site?.request ?? null;
+    const auth = request?.basicAuth ?? null;
+    return html`${this.#field(
+      "request.body",
+      "Request body",
+      html`<textarea id="f-request.body" name="request.body" rows="3" autocapitalize="off" spellcheck="false"
+        .value=${request?.body ?? ""} placeholder='{"probe": true}' aria-invalid=${f.invalid("request.body")}
+        aria-describedby=${f.describedBy("f", "request.body", "f-request.body-hint")}></textarea>`,
+      `Sent with every method but GET and HEAD, at most ${REQUEST_LIMITS.body.toLocaleString("en-US")} characters; add a Content-Type header to match. Empty: none.`,
+    )}
+    <div class="pair">
+      ${this.#field(
+        "request.basicAuth.username",
+        "Basic auth user",
+        html`<input id="f-request.basicAuth.username" name="request.basicAuth.username" autocomplete="off"
+          autocapitalize="off" spellcheck="false" .value=${auth?.username ?? ""}
+          aria-invalid=${f.invalid("request.basicAuth.username")}
+          aria-describedby=${f.describedBy("f", "request.basicAuth.username", "f-request.basicAuth.username-hint")} />`,
+        "Empty: no basic auth.",
+      )}
+      ${this.#field(
+        "request.basicAuth.password",
+        "Basic auth password",
+        html`<input id="f-request.basicAuth.password" name="request.basicAuth.password" type="password"
+          autocomplete="new-password" placeholder=${auth?.passwordSet ? "•••••••• (stored)" : nothing}
+          aria-invalid=${f.invalid("request.basicAuth.password")}
+          aria-describedby=${f.describedBy("f", "request.basicAuth.password", "f-request.basicAuth.password-hint")} />`,
+        auth?.passwordSet
+          ? "Stored sealed and never shown. Empty: the stored password is kept."
+          : "Stored sealed and never shown again.",
+      )}
+    </div>
+    <div class="field">
+      <label class="check"><input type="checkbox" name="request.followRedirects" id="f-request.followRedirects"
+        ?checked=${request?.followRedirects ?? true}
+        aria-describedby=${f.describedBy("f", "request.followRedirects", "f-request.followRedirects-hint")} />
+        Follow redirects</label>
+      <small class="hint" id="f-request.followRedirects-hint">Up to 5. Off: a redirect is the answer, judged by its status code. Credentials never go to another origin.</small>
+      ${f.error("f", "request.followRedirects")}
+    </div>`;
   }
 
   #tagsField(known: readonly string[]): TemplateResult {
