@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import type { DeliveryResult } from "../contract/alerts.ts";
 import { storableText } from "../contract/common.ts";
 import { DEFAULT_SUCCESS_CODES } from "../contract/site.ts";
-import { type CheckPolicy, checkHttp } from "../engine/http-check.ts";
+import { type CheckPolicy, checkHttp } from "../net/http-check.ts";
 import type { Outbound } from "./outbound.ts";
 
 /** The part of the mail transport alerts use (server/anon/mail.ts's Mailer is one). */

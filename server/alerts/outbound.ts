@@ -2,7 +2,7 @@
  * What a channel sends for an event: an HTTP request or an e-mail, as plain data (providers/ make them, deliver.ts
  * sends them), and the words every provider shares.
  */
-import type { AlertEvent, ChannelConfig, ChannelType } from "../contract/alerts.ts";
+import { type AlertEvent, type ChannelConfig, type ChannelType, duration } from "../contract/alerts.ts";
 
 export type Outbound =
   | { kind: "http"; url: string; headers: Record<string, string>; body: string }
@@ -56,17 +56,6 @@ export function plainText(event: AlertEvent): string {
   ]
     .filter((line) => line !== null)
     .join("\n");
-}
-
-/** A duration in words: "45 s", "1 min 30 s", "12 min", "3 h 5 min", "2 d 4 h"; seconds only under 10 minutes. */
-export function duration(seconds: number): string {
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10 && seconds % 60 !== 0) return `${minutes} min ${seconds % 60} s`;
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours} h ${minutes % 60} min`;
-  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
 /** An address as answers show it: its origin, and "/…" for a path, which often holds the credential. */

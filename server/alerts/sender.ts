@@ -1,5 +1,5 @@
 /**
- * Delivers the outbox (events.ts writes it with the state change that caused each alert): claims due rows with a
+ * Delivers the outbox (engine/alert-writes.ts writes it with the state change that caused each alert): claims due rows with a
  * lease, so that many processes share the work and a process that dies loses its claims when they expire, not its
  * alerts; delivers each through its channel's provider; records every attempt; retries a failure with backoff and
  * jitter (backoff.ts) until the delivery window closes. At least once: a receiver that acknowledged an event whose
@@ -7,7 +7,6 @@
  * (X-Porchlight-Event-Id, PagerDuty's dedup key, the e-mail's X-Porchlight-Event-Id) to recognise it by.
  */
 import { randomBytes } from "node:crypto";
-import type { SecretBox } from "../accounts/sealed.ts";
 import type { Clock } from "../clock.ts";
 import type { AlertEvent, ChannelConfig, ChannelType, DeliveryResult } from "../contract/alerts.ts";
 import type { Logger } from "../log.ts";
@@ -22,7 +21,8 @@ export interface SenderDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
-  secrets: SecretBox;
+  /** Opens a channel's sealed settings (accounts/sealed.ts's SecretBox, passed in by the entry that runs it). */
+  secrets: { open(sealed: string): string };
   delivery: DeliveryDeps;
   providers: ProviderContext;
   /** Deliveries under way at once (a slow receiver holds one of them, never the others nor the engine's checks). */

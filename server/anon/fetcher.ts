@@ -1,9 +1,9 @@
 import { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
-import { addressRefusal } from "../engine/address-policy.ts";
-import { resolveAll } from "../engine/dns-cache.ts";
 import { DOMAIN_CACHE, type DomainLookupOptions } from "../engine/domain.ts";
-import { CHECK_DEFAULTS, type CheckPolicy, checkHttp, unfollowedRedirect } from "../engine/http-check.ts";
+import { addressRefusal } from "../net/address-policy.ts";
+import { resolveAll } from "../net/dns-cache.ts";
+import { CHECK_DEFAULTS, type CheckPolicy, checkHttp, unfollowedRedirect } from "../net/http-check.ts";
 
 /**
  * How the anonymous surface reaches out: one policy object per use (a snapshot, a domain lookup). Production
@@ -50,7 +50,7 @@ const WEB_SCHEMES = new Set(["http:", "https:"]);
 
 /**
  * Why an address may not be connected to, or null when it may: the engine's public-unicast rule
- * (`nonPublicRange` in server/engine/address-policy.ts) with the policy's explicit exceptions and never
+ * (`nonPublicRange` in server/net/address-policy.ts) with the policy's explicit exceptions and never
  * `allowPrivate`, whatever PORCHLIGHT_ALLOW_PRIVATE_TARGETS says.
  */
 const refusal = (address: string, policy: Pick<FetchPolicy, "allowAddresses">): string | null =>

@@ -24,9 +24,9 @@ import {
   type ChannelType,
 } from "../contract/alerts.ts";
 import { Envelope, envelope } from "../contract/common.ts";
-import { addressRefusal } from "../engine/address-policy.ts";
 import { badRequest, conflict, notFound } from "../http/errors.ts";
 import { fieldDetails, route } from "../http/route.ts";
+import { addressRefusal } from "../net/address-policy.ts";
 import type { ChannelRow } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 

@@ -36,10 +36,10 @@ import {
   TargetCheckResult,
 } from "../contract/site.ts";
 import { uptimePercent } from "../contract/status.ts";
-import { addressRefusal, PRIVATE_TARGETS_SETTING } from "../engine/address-policy.ts";
 import { NOT_CHECKED_SUMMARY } from "../engine/verdict.ts";
 import { conflict, invalidField, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
+import { addressRefusal, PRIVATE_TARGETS_SETTING } from "../net/address-policy.ts";
 import type { Principal } from "../store/accounts.ts";
 import { newId } from "../store/connection.ts";
 import type { Database, SiteRow } from "../store/schema.ts";

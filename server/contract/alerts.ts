@@ -350,3 +350,14 @@ export const ChannelTestResult = z.object({
   delivery: DeliveryResult,
 });
 export type ChannelTestResult = z.infer<typeof ChannelTestResult>;
+
+/** A duration in words: "45 s", "1 min 30 s", "12 min", "3 h 5 min", "2 d 4 h"; seconds only under 10 minutes. */
+export function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10 && seconds % 60 !== 0) return `${minutes} min ${seconds % 60} s`;
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}

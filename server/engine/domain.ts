@@ -6,7 +6,7 @@ import { getDomain } from "tldts";
 import { request } from "undici";
 import { z } from "zod";
 import { storableText } from "../contract/common.ts";
-import { PromiseCache } from "./promise-cache.ts";
+import { PromiseCache } from "../net/promise-cache.ts";
 
 /** What the engine learns about a site's domain registration. */
 export interface DomainInfo {

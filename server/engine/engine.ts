@@ -4,11 +4,11 @@ import { performance } from "node:perf_hooks";
 import type { Clock } from "../clock.ts";
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from "../contract/session.ts";
 import type { Logger } from "../log.ts";
+import { DnsCache } from "../net/dns-cache.ts";
+import type { CheckPolicy } from "../net/http-check.ts";
 import type { Store } from "../store/store.ts";
 import { type CheckerRegistry, runCheck } from "./checkers/index.ts";
-import { DnsCache } from "./dns-cache.ts";
 import { DOMAIN_CACHE, DomainLookup } from "./domain.ts";
-import type { CheckPolicy } from "./http-check.ts";
 import {
   claimDue,
   type DueCheck,

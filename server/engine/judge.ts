@@ -1,8 +1,8 @@
-import type { AlertIntent } from "../alerts/events.ts";
 import { DEFAULT_ALERT_RULE } from "../contract/alerts.ts";
 import type { SiteState } from "../contract/site.ts";
 import { DEFAULT_INCIDENT_POLICY, IncidentPolicy } from "../contract/status-page.ts";
 import { groupBy } from "../group-by.ts";
+import { PRIVATE_TARGETS_SETTING, refusedByPolicy } from "../net/address-policy.ts";
 import type { RuleSettings } from "../store/alerts.ts";
 import type {
   AutomaticIncident,
@@ -13,7 +13,7 @@ import type {
   StatDelta,
 } from "../store/checks.ts";
 import type { SiteRow } from "../store/schema.ts";
-import { PRIVATE_TARGETS_SETTING, refusedByPolicy } from "./address-policy.ts";
+import type { AlertIntent } from "./alert-writes.ts";
 import { judgeConditions } from "./conditions.ts";
 import { heldAt, type Interval, nextBoundary, outside } from "./maintenance.ts";
 import type { Outcome } from "./outcome.ts";
@@ -80,7 +80,7 @@ export interface IncidentIntent {
  */
 export interface Judgement extends Omit<JudgedWrites, "incidents" | "alerts"> {
   moves: IncidentIntent[];
-  /** The moves that alert the sites' owners (alerts/events.ts makes their outbox rows, by each site's rule). */
+  /** The moves that alert the sites' owners (alert-writes.ts makes their outbox rows, by each site's rule). */
   alerts: AlertIntent[];
   /** Whether something a status page shows beyond check times changed: a state, an incident. */
   pagesChanged: boolean;

@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { alertWrites } from "../alerts/events.ts";
 import {
   DNS_DEFAULTS,
   type DnsSettings,
@@ -16,6 +15,7 @@ import type { ClaimedRow, FinishedCheck } from "../store/checks.ts";
 import { newId } from "../store/connection.ts";
 import type { Database, SiteRow } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
+import { alertWrites } from "./alert-writes.ts";
 import { DOMAIN_CACHE, type DomainInfo } from "./domain.ts";
 import { conditionsDue, incidentWrites, judge, MAINTENANCE_REACH_MS } from "./judge.ts";
 import { expandWindow, specOf } from "./maintenance.ts";

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
-import pg from "pg";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import { hashToken } from "../accounts/secrets.ts";
+import { type CounterPool, counterPool, deleteExpiredCounters } from "../store/rate-limits.ts";
 import { ApiError } from "./errors.ts";
 
 /**
@@ -49,7 +49,7 @@ export interface LimiterOptions {
   /** PostgreSQL URL: counters shared by every process on the database. Without it (or a pool), in memory. */
   databaseUrl?: string;
   /** An existing pool to use instead of a URL; the caller owns it and ends it. */
-  pool?: pg.Pool;
+  pool?: CounterPool;
   /** Default porchlight_rate_limits. */
   tableName?: string;
 }
@@ -100,7 +100,7 @@ function stateOf(rule: LimitRule, res: RateLimiterRes, allowed: boolean): LimitS
  * TABLE IF NOT EXISTS is not safe against a concurrent creator: the loser fails on the catalog (23505 on pg_type,
  * 42710 "type already exists", or 42P07) once the winner commits. The table then exists, so the next try passes.
  */
-async function createTable(pool: pg.Pool, tableName: string): Promise<void> {
+async function createTable(pool: CounterPool, tableName: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await new Promise<void>((resolve, reject) => {
@@ -134,7 +134,7 @@ async function createTable(pool: pg.Pool, tableName: string): Promise<void> {
 export async function createLimiter(options: LimiterOptions = {}): Promise<Limiter> {
   const tableName = options.tableName ?? RATE_LIMIT_TABLE;
   if (!TABLE_NAME.test(tableName)) throw new TypeError(`rate limit table name "${tableName}" must match ${TABLE_NAME}`);
-  const owned = !options.pool && options.databaseUrl ? createPool(options.databaseUrl) : undefined;
+  const owned = !options.pool && options.databaseUrl ? counterPool(options.databaseUrl) : undefined;
   const pool = options.pool ?? owned;
   if (!pool) return createMemoryLimiter();
   try {
@@ -144,7 +144,7 @@ export async function createLimiter(options: LimiterOptions = {}): Promise<Limit
     throw error;
   }
   const sweep = setInterval(() => {
-    pool.query(`DELETE FROM "${tableName}" WHERE expire < $1`, [Date.now() - SWEEP_GRACE_MS]).catch(() => {
+    deleteExpiredCounters(pool, tableName, Date.now() - SWEEP_GRACE_MS).catch(() => {
       // Not critical: the next sweep deletes what this one could not.
     });
   }, SWEEP_EVERY_MS);
@@ -161,7 +161,7 @@ export function createMemoryLimiter(): Limiter {
 }
 
 /** The limiter over PostgreSQL's table when `store` is given, else over this process's memory. */
-function limiterOver(store: { pool: pg.Pool; tableName: string } | undefined, close: () => Promise<void>): Limiter {
+function limiterOver(store: { pool: CounterPool; tableName: string } | undefined, close: () => Promise<void>): Limiter {
   const backends = new Map<string, { rule: LimitRule; backend: Backend }>();
   const backendFor = (rule: LimitRule): Backend => {
     const known = backends.get(rule.name);
@@ -215,20 +215,6 @@ function limiterOver(store: { pool: pg.Pool; tableName: string } | undefined, cl
     },
     close,
   };
-}
-
-function createPool(connectionString: string): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString,
-    max: 4,
-    // Short, so that an unreachable database hands over to the insurance limiter instead of holding requests.
-    connectionTimeoutMillis: 2000,
-    query_timeout: 2000,
-    idleTimeoutMillis: 30_000,
-  });
-  // An idle connection the server drops (restart, failover) must not crash the process; the next query reconnects.
-  pool.on("error", () => {});
-  return pool;
 }
 
 /**

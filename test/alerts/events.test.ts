@@ -1,9 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { DELIVERY_WINDOW_MS, retryDelayMs } from "../../server/alerts/backoff.ts";
-import { type AlertIntent, alertWrites } from "../../server/alerts/events.ts";
-import { duration, type Provider } from "../../server/alerts/outbound.ts";
+import type { Provider } from "../../server/alerts/outbound.ts";
 import { PROVIDERS } from "../../server/alerts/providers/index.ts";
-import { AlertEvent, type ChannelType } from "../../server/contract/alerts.ts";
+import { AlertEvent, type ChannelType, duration } from "../../server/contract/alerts.ts";
+import { type AlertIntent, alertWrites } from "../../server/engine/alert-writes.ts";
 import type { AlertRoute } from "../../server/store/alerts.ts";
 
 const NOW = "2026-11-21T12:00:00.000Z";

@@ -136,7 +136,7 @@ describeBrowser("the dashboard's settings: alerts, maintenance and account, in C
     const secret = (await added.locator(".secret-value").textContent())?.trim() ?? "";
     expect(secret.length).toBeGreaterThanOrEqual(16);
     expect(await added.textContent()).toContain("Copy it now: it is not shown again.");
-    // The sites down now, named, and what the new channel hears of them (server/alerts/events.ts: nothing until their
+    // The sites down now, named, and what the new channel hears of them (server/engine/alert-writes.ts: nothing until their
     // next change).
     const down = await added.locator("#down-now").textContent();
     expect(down).toMatch(/2 sites are down now: (Billing API and Checkout API|Checkout API and Billing API)\./);

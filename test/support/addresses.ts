@@ -1,5 +1,5 @@
 /**
- * The one table of addresses that the engine's checks (test/engine/address-policy.test.ts) and the anonymous
+ * The one table of addresses that the engine's checks (test/net/address-policy.test.ts) and the anonymous
  * fetcher (test/anon/ssrf.test.ts) are both run against: each address with the range it is refused as, or null
  * when it is public unicast and may be connected to.
  */

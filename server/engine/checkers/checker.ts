@@ -1,5 +1,5 @@
 import type { CheckerKind } from "../../contract/monitor.ts";
-import type { CheckPolicy } from "../http-check.ts";
+import type { CheckPolicy } from "../../net/http-check.ts";
 import type { DueCheck, Outcome } from "../outcome.ts";
 
 /**

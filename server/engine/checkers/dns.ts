@@ -5,8 +5,8 @@ import ipaddr from "ipaddr.js";
 import { storableText } from "../../contract/common.ts";
 import type { DnsSettings } from "../../contract/monitor.ts";
 import { hostOf, resolverParts } from "../../contract/monitor.ts";
-import { addressRefusal } from "../address-policy.ts";
-import type { CheckPolicy } from "../http-check.ts";
+import { addressRefusal } from "../../net/address-policy.ts";
+import type { CheckPolicy } from "../../net/http-check.ts";
 import type { Checker, CheckerResult } from "./checker.ts";
 import { failed, wholeMs } from "./checker.ts";
 

@@ -1,4 +1,4 @@
-import { checkHttp } from "../http-check.ts";
+import { checkHttp } from "../../net/http-check.ts";
 import { detectWordPress } from "../wordpress.ts";
 import { assertionFailure } from "./assertions.ts";
 import type { Checker, CheckerResult } from "./checker.ts";

@@ -3,9 +3,9 @@ import { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
 import ipaddr from "ipaddr.js";
 import { hostOf } from "../../contract/monitor.ts";
-import { addressRefusal } from "../address-policy.ts";
-import { resolveAll } from "../dns-cache.ts";
-import type { CheckPolicy } from "../http-check.ts";
+import { addressRefusal } from "../../net/address-policy.ts";
+import { resolveAll } from "../../net/dns-cache.ts";
+import type { CheckPolicy } from "../../net/http-check.ts";
 import type { Checker, CheckerResult } from "./checker.ts";
 import { failed, wholeMs } from "./checker.ts";
 

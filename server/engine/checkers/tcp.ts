@@ -9,9 +9,9 @@ import {
 } from "node:tls";
 import { storableText } from "../../contract/common.ts";
 import { hostOf, portOf } from "../../contract/monitor.ts";
-import { addressRefusal } from "../address-policy.ts";
-import { resolveAll } from "../dns-cache.ts";
-import type { CheckPolicy } from "../http-check.ts";
+import { addressRefusal } from "../../net/address-policy.ts";
+import { resolveAll } from "../../net/dns-cache.ts";
+import type { CheckPolicy } from "../../net/http-check.ts";
 import type { Checker, CheckerResult } from "./checker.ts";
 import { failed, wholeMs } from "./checker.ts";
 

@@ -7,11 +7,11 @@ import {
   REQUEST_DEFAULTS,
   resolverParts,
 } from "../../../server/contract/monitor.ts";
-import { refusedByPolicy } from "../../../server/engine/address-policy.ts";
 import type { CheckContext } from "../../../server/engine/checkers/checker.ts";
 import { answerMismatch, checkDns, comparable } from "../../../server/engine/checkers/dns.ts";
-import type { CheckPolicy } from "../../../server/engine/http-check.ts";
 import type { DueCheck } from "../../../server/engine/outcome.ts";
+import { refusedByPolicy } from "../../../server/net/address-policy.ts";
+import type { CheckPolicy } from "../../../server/net/http-check.ts";
 import { type DnsServer, startDnsServer } from "../../support/dns-server.ts";
 
 const ACCESS_HINT = "checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true";

@@ -5,11 +5,11 @@ import { performance } from "node:perf_hooks";
 import ipaddr from "ipaddr.js";
 import { afterAll, describe, expect, test } from "vitest";
 import { DNS_DEFAULTS, NO_ASSERTIONS, REQUEST_DEFAULTS } from "../../../server/contract/monitor.ts";
-import { refusedByPolicy } from "../../../server/engine/address-policy.ts";
 import type { CheckContext } from "../../../server/engine/checkers/checker.ts";
 import { checkIcmp, createIcmpChecker, parsePing, pingAvailable } from "../../../server/engine/checkers/icmp.ts";
-import type { CheckPolicy } from "../../../server/engine/http-check.ts";
 import type { DueCheck } from "../../../server/engine/outcome.ts";
+import { refusedByPolicy } from "../../../server/net/address-policy.ts";
+import type { CheckPolicy } from "../../../server/net/http-check.ts";
 
 /** Set (CI, or .ci/run's PORCHLIGHT_REQUIRE_PING): a machine where ping cannot run fails these tests, never skips. */
 const setting = (value: string | undefined) =>

@@ -4,11 +4,11 @@ import { performance } from "node:perf_hooks";
 import { createServer as createTlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DNS_DEFAULTS, NO_ASSERTIONS, REQUEST_DEFAULTS } from "../../../server/contract/monitor.ts";
-import { refusedByPolicy } from "../../../server/engine/address-policy.ts";
 import type { CheckContext } from "../../../server/engine/checkers/checker.ts";
 import { checkTcp } from "../../../server/engine/checkers/tcp.ts";
-import type { CheckPolicy } from "../../../server/engine/http-check.ts";
 import type { DueCheck } from "../../../server/engine/outcome.ts";
+import { refusedByPolicy } from "../../../server/net/address-policy.ts";
+import type { CheckPolicy } from "../../../server/net/http-check.ts";
 import { makeCertificates, type Pair, type TestCertificates } from "../../support/certificates.ts";
 
 const ACCESS_HINT = "checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true";

@@ -348,7 +348,7 @@ export class PlAlerts extends LitElement {
 
   /**
    * Which sites are down now, and the truth of what a new channel hears of them: the engine sends site.down once, when
-   * a site is confirmed down, to the channels of that moment (server/alerts/events.ts), so a channel added later
+   * a site is confirmed down, to the channels of that moment (server/engine/alert-writes.ts), so a channel added later
    * hears of such a site only from its next change: the reminders while it stays down, and its recovery.
    */
   #downNow(sites: Site[], rule: AlertRule): TemplateResult {

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { DNS_CACHE, DnsCache } from "../../server/engine/dns-cache.ts";
+import { DNS_CACHE, DnsCache } from "../../server/net/dns-cache.ts";
 
 test("a host is looked up once per TTL, concurrent lookups share one, and a failure is retried sooner", async () => {
   let now = 0;

@@ -9,8 +9,8 @@ import { type AddressInfo, createServer as createTcpServer, type Server as TcpSe
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { DEFAULT_SUCCESS_CODES } from "../../server/contract/site.ts";
 import { Engine } from "../../server/engine/engine.ts";
-import { type CheckTarget, checkHttp, isCredentialHeader } from "../../server/engine/http-check.ts";
 import { createLogger } from "../../server/log.ts";
+import { type CheckTarget, checkHttp, isCredentialHeader } from "../../server/net/http-check.ts";
 import type { Store } from "../../server/store/store.ts";
 import { client, describeStores, makeApp, seedOwner, TestClock } from "../helpers.ts";
 import { makeCertificates, type TestCertificates } from "../support/certificates.ts";

@@ -4,8 +4,8 @@
  * nor an alert without its state. The sender (sender.ts) delivers them.
  */
 import type { AlertEvent } from "../contract/alerts.ts";
+import { duration } from "../contract/alerts.ts";
 import type { AlertRoute, OutboxRow } from "../store/alerts.ts";
-import { duration } from "./outbound.ts";
 
 /** A site's move that may alert: judged by the engine (judge.ts), from one state to another. */
 export interface AlertIntent {

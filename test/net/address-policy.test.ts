@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { DEFAULT_SUCCESS_CODES } from "../../server/contract/site.ts";
-import { addressRefusal, nonPublicRange } from "../../server/engine/address-policy.ts";
-import { checkHttp } from "../../server/engine/http-check.ts";
+import { addressRefusal, nonPublicRange } from "../../server/net/address-policy.ts";
+import { checkHttp } from "../../server/net/http-check.ts";
 import { ADDRESS_TABLE, PUBLIC, REFUSED } from "../support/addresses.ts";
 
 /*

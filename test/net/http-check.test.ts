@@ -3,7 +3,7 @@ import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_SUCCESS_CODES } from "../../server/contract/site.ts";
-import { type CheckTarget, checkHttp } from "../../server/engine/http-check.ts";
+import { type CheckTarget, checkHttp } from "../../server/net/http-check.ts";
 import { makeCertificates, type Pair, type TestCertificates } from "../support/certificates.ts";
 
 const servers: (Server | TcpServer)[] = [];
