@@ -23,6 +23,8 @@ describeBrowser("an outage leads the page, in Chromium", () => {
   let api: { server: Server; origin: string };
   /** The same store served by a second app whose pages are in German (PORCHLIGHT_PAGE_LOCALE). */
   let german: { server: Server; origin: string };
+  /** The server's fixed clock (it does not run): every page it renders was built then. */
+  let serverNow = 0;
   let host: { server: Server; origin: string };
 
   beforeAll(async () => {
@@ -33,6 +35,7 @@ describeBrowser("an outage leads the page, in Chromium", () => {
     const owner = await seedOwner(store, "stack");
     const call = client(made.app, owner.token);
     const now = made.clock.now();
+    serverNow = now.getTime();
     const seeded = await seedStatusPage(
       call,
       store,
@@ -117,6 +120,10 @@ describeBrowser("an outage leads the page, in Chromium", () => {
       colorScheme: options.colorScheme ?? "light",
       locale: "en-US",
     });
+    // The browser's clock runs from 5 s after the server's: a page reads "updated 5 seconds ago" and is not due for a
+    // refresh, however long the tests before took on a busy machine (an inlined page older than the refresh interval
+    // is fetched again at once, rightly).
+    await context.clock.install({ time: serverNow + 5000 });
     const page = await context.newPage();
     const errors = collectPageErrors(page);
     page.on("request", (request) => requests.push(request.url()));
