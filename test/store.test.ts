@@ -42,6 +42,7 @@ describeStores("store", (kind) => {
       "0013_site_tags",
       "0014_maintenance_end",
       "0015_monitor_kinds",
+      "0016_check_found",
     ]);
     await again.close();
   });

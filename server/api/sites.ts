@@ -394,6 +394,7 @@ export function siteRoutes({
             statusCode: r.status_code,
             responseMs: r.response_ms,
             error: r.error,
+            found: r.found,
           })),
         );
       },

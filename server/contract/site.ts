@@ -390,6 +390,9 @@ export const RecentCheck = z
     statusCode: z.int().nullable(),
     responseMs: z.int().nullable(),
     error: z.string().nullable(),
+    found: z.string().nullable().meta({
+      description: "What a passing check saw: a DNS check's answer (its values, as compared); null for other kinds",
+    }),
   })
   .meta({ id: "RecentCheck" });
 export type RecentCheck = z.infer<typeof RecentCheck>;

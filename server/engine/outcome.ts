@@ -54,6 +54,8 @@ export interface Outcome {
   /** Total time of a check that got an answer, in whole ms; null when none came. */
   responseMs: number | null;
   error: string | null;
+  /** What a passing check saw, in words, when that is worth showing (a DNS check's answer); else absent or null. */
+  found?: string | null;
   timings: Record<string, number | null>;
   certificate: { expiresAt: string; issuer: string; authorized: boolean; error: string | null } | null;
   /** WordPress seen in the answer; null when there was no answer to look at. */

@@ -142,6 +142,7 @@ function finished(o: Outcome, now: number): FinishedCheck & { outcome: Outcome }
       response_ms: o.responseMs,
       error: o.error,
       timings: JSON.stringify(o.timings),
+      found: o.found ?? null,
     },
   };
 }

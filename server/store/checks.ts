@@ -581,7 +581,7 @@ export class CheckQueries extends Queries {
   async recentResults(siteId: string, since: string, limit: number) {
     return this.db
       .selectFrom("check_results")
-      .select(["at", "region", "ok", "slow", "status_code", "response_ms", "error"])
+      .select(["at", "region", "ok", "slow", "status_code", "response_ms", "error", "found"])
       .where("site_id", "=", siteId)
       .where("at", ">=", since)
       .orderBy("at", "desc")

@@ -601,6 +601,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex("sites_push_token").unique().on("sites").column("push_token_hash").execute();
       }),
     },
+    "0016_check_found": {
+      up: atomically(dialect, async (db) => {
+        // What a passing check saw, in words (a DNS check's answer): shown beside the result, null for other kinds.
+        await db.schema.alterTable("check_results").addColumn("found", "text").execute();
+      }),
+    },
   };
 }
 

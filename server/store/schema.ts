@@ -116,6 +116,8 @@ export interface Database {
     response_ms: number | null;
     error: string | null;
     timings: string;
+    /** What a passing check saw (a DNS answer); null for other kinds and before migration 0016. */
+    found: string | null;
   };
   daily_stats: {
     id: string;

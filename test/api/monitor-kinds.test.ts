@@ -11,6 +11,7 @@ import { createLogger } from "../../server/log.ts";
 import { FIRST_CHECK_SPREAD_MS } from "../../server/store/checks.ts";
 import type { Store } from "../../server/store/store.ts";
 import { type App, client, describeStores, makeApp, seedOwner, TestClock, testConfig, useStore } from "../helpers.ts";
+import { startDnsServer } from "../support/dns-server.ts";
 
 describe("the address says the kind of check", () => {
   test.each([
@@ -243,6 +244,47 @@ describeStores("sites of every kind through the API", (kind) => {
       expect(logs.join("\n")).not.toContain(expected.slice(6));
     } finally {
       server.close();
+    }
+  });
+
+  test("a DNS check's answer is stored with the result and shown in the recent checks; a failure's is in its error", async () => {
+    const dns = await startDnsServer({ "example.com": { MX: [{ priority: 10, exchange: "mx.example.com" }] } });
+    try {
+      const clock = new TestClock();
+      const made = makeApp(store, { clock });
+      const owner = client(made.app, (await seedOwner(store, "stack", "dns@example.com")).token);
+      const add = async (name: string, expected: string[]) =>
+        (
+          await owner.post("/public/v1/sites", {
+            name,
+            url: "dns://example.com",
+            dns: { recordType: "MX", resolver: dns.resolver, expected },
+          })
+        ).json.data.id;
+      const passing = await add("Mail exchangers", ["10 mx.example.com"]);
+      const failing = await add("Moved mail", ["10 mx.elsewhere.example"]);
+      const engine = new Engine({
+        store,
+        region: "local",
+        clock,
+        logger: createLogger("silent"),
+        concurrency: 5,
+        retentionHours: 48,
+        policy: { allowPrivate: true },
+        domains: null,
+        onRecorded: made.recorded,
+      });
+      clock.advance(FIRST_CHECK_SPREAD_MS);
+      await engine.runOnce();
+      const checks = async (id: string) => (await owner.get(`/public/v1/site/${id}/checks`)).json.data;
+      expect(await checks(passing)).toEqual([
+        expect.objectContaining({ ok: true, error: null, found: "10 mx.example.com" }),
+      ]);
+      const [failed] = await checks(failing);
+      expect(failed).toMatchObject({ ok: false, found: null });
+      expect(failed.error).toContain("got 10 mx.example.com");
+    } finally {
+      await dns.close();
     }
   });
 

@@ -1,7 +1,8 @@
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "vitest";
+import { createServer as createTlsServer } from "node:tls";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, onTestFinished, test } from "vitest";
 import { Engine } from "../../server/engine/engine.ts";
 import { claimDue, nextDue, type Outcome, recordOutcomes } from "../../server/engine/record.ts";
 import { createLogger } from "../../server/log.ts";
@@ -65,6 +66,7 @@ afterAll(() => {
 });
 
 const INTERVAL = 60_000;
+const DAY = 86_400_000;
 
 describeStores("engine", (kind) => {
   let store: Store;
@@ -108,7 +110,7 @@ describeStores("engine", (kind) => {
   });
 
   const createSite = async (path: string, extra: Record<string, unknown> = {}) => {
-    const url = path.startsWith("http") ? path : `${http}${path}`;
+    const url = /^[a-z]+:\/\//.test(path) ? path : `${http}${path}`;
     const res = await api.post("/public/v1/sites", {
       url,
       name: `Site ${path}`,
@@ -330,6 +332,40 @@ describeStores("engine", (kind) => {
     expect(bad.healthSummary).toContain("CERT_HAS_EXPIRED");
     expect(bad.sslInfo.expiresAt).toBe("2020-02-01T00:00:00.000Z");
     expect(bad.conditions.find((c: { key: string }) => c.key === "ssl_expiry")).toMatchObject({ level: "critical" });
+  });
+
+  test("tls://: a mail port's certificate 5 days from expiry raises ssl_expiry and its reminders, as a website's does", async () => {
+    const server = createTlsServer({ ...certs.valid }, (socket) => socket.end());
+    server.on("tlsClientError", () => {});
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    onTestFinished(() => void server.close());
+    const hook = await api.post("/public/v1/alert-channels", {
+      name: "Hook",
+      type: "webhook",
+      config: { url: "https://hooks.example.com/porchlight" },
+    });
+    expect(hook.status, JSON.stringify(hook.json)).toBe(201);
+    const { id } = await createSite(`tls://localhost:${port}`);
+    const reminders = async () =>
+      (await store.db.selectFrom("alert_outbox").select(["type", "event"]).where("site_id", "=", id).execute())
+        .filter((row) => row.type === "certificate.expiring")
+        .map((row) => JSON.parse(row.event).certificate?.daysLeft ?? JSON.parse(row.event));
+    const e = engine();
+    // The certificate ends 10.5 days after issuedAt (the clock's start); TLS verifies it by the real clock.
+    await round(e, 5.5 * DAY);
+    const read = await site(id);
+    expect(read).toMatchObject({ protocol: "tls", state: "healthy", hasCertificateError: false });
+    expect(read.sslInfo).toMatchObject({ issuer: "Porchlight Test CA", daysRemaining: 5 });
+    expect(read.conditions.find((c: { key: string }) => c.key === "ssl_expiry")).toMatchObject({
+      level: "critical",
+      scope: "certificate",
+    });
+    expect(await reminders()).toHaveLength(1);
+    // Two days on, 3 days left: a reminder day (THRESHOLDS.reminderDays), so a second reminder.
+    await round(e, 2 * DAY);
+    expect((await site(id)).sslInfo.daysRemaining).toBe(3);
+    expect(await reminders()).toHaveLength(2);
   });
 
   test("WordPress is detected from headers and HTML; the owner's manualOverride is respected", async () => {

@@ -190,6 +190,7 @@ export const checkDns: Checker = async (check, { policy }) => {
     statusCode: null,
     responseMs,
     error: error === null ? null : storableText(error),
+    found: error === null ? quote(answer) : null,
     timings,
     certificate: null,
     wordpress: null,

@@ -92,6 +92,8 @@ describe("each record type, as a person reads it", () => {
     expect(result.responseMs).toBeGreaterThanOrEqual(0);
     expect(result.timings.dnsMs).toBeGreaterThanOrEqual(0);
     expect(result.timings.totalMs).toBeGreaterThanOrEqual(result.timings.dnsMs as number);
+    // The answer is shown beside the passing check, as the resolver gave it.
+    expect(result.found?.split(", ").sort()).toEqual([...answer].sort());
   });
 
   test("any answer is up when nothing is expected", async () => {
@@ -105,6 +107,8 @@ describe("what the answer must hold", () => {
     const result = await checkDns(query("example.com", { expected: ["192.0.2.7"] }), context());
     expect(result.ok).toBe(false);
     expect(result.error).toBe("expected 192.0.2.7 in the A answer for example.com, got 192.0.2.1, 192.0.2.2");
+    // A failure quotes the answer in its error, not beside it.
+    expect(result.found).toBeNull();
     // The resolver answered: the time is kept.
     expect(result.responseMs).not.toBeNull();
     expect(result.slow).toBe(false);

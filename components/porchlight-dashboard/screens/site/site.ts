@@ -502,6 +502,11 @@ export class PlSite extends LitElement {
           ? "Any answer"
           : html`${dns.match === "exact" ? "Exactly" : "At least"}: ${dns.expected.map((v, i) => html`${i > 0 ? ", " : ""}<code>${v}</code>`)}`,
       ]);
+      // The newest answer a passing check got (the recent checks, newest first).
+      const answered = (this.#checks.value ?? []).find((c) => c.found !== null);
+      if (answered?.found) {
+        rows.push(["Last answer", html`<code>${answered.found}</code> (${dateTime(answered.at)})`]);
+      }
     }
     if (kind === "push" && site.push) {
       const push = site.push;
@@ -607,7 +612,9 @@ export class PlSite extends LitElement {
                     ? NOT_CHECKED.test(c.error)
                       ? html`<div class="muted">${c.error.replace(/^not checked:\s*/, "")}</div>`
                       : html`<div class="error-text">${c.error}</div>`
-                    : nothing
+                    : c.found
+                      ? html`<div class="muted">${c.found}</div>`
+                      : nothing
                 }</td>
               <td>${c.responseMs === null ? "—" : `${c.responseMs} ms`}</td>
             </tr>`,
