@@ -116,6 +116,21 @@ function storedRequest(given: HttpRequestInput | undefined, prior: StoredHttpReq
 }
 
 /**
+ * Whether a change would send a stored basic-auth password to another origin (scheme, host or port) than the one it
+ * was given for: a new address of the same kind, with basic auth kept and no password given. Refused, so that a
+ * member who may edit sites cannot aim a password the API never shows at a host of their own.
+ */
+function keptPasswordMovesOrigin(from: string, stored: string, to: string, given: HttpRequestInput | undefined) {
+  const kinds = [protocolOf(from), protocolOf(to)];
+  if (!kinds.every((k) => k === "http" || k === "https")) return false;
+  if (new URL(from).origin === new URL(to).origin) return false;
+  const prior = (JSON.parse(stored) as { request?: StoredHttpRequest }).request;
+  if (!prior?.basicAuth?.sealedPassword) return false;
+  const auth = given === undefined ? prior.basicAuth : given.basicAuth;
+  return auth !== null && !("password" in auth && auth.password !== undefined);
+}
+
+/**
  * The settings column of a site at `url`: for its kind only, what was given over what was stored, the defaults
  * under both. Settings of another kind are dropped (the contract refuses them when sent): an address changed from
  * https:// to dns:// keeps no assertions.
@@ -519,6 +534,12 @@ export function siteRoutes({
         }
         const misplaced = misplacedSetting(url, body);
         if (misplaced) throw invalidField(misplaced.field, misplaced.message);
+        if (keptPasswordMovesOrigin(current.url, current.settings, url, body.request)) {
+          throw invalidField(
+            "request.basicAuth.password",
+            "Enter the basic-auth password again: the address now names another site, and a stored password goes only to the address it was given for.",
+          );
+        }
         const kindChanged = body.url !== undefined || body.assertions || body.request || body.dns || body.push;
         const settings = kindChanged ? { settings: settingsColumn(url, body, current.settings, undefined, seal) } : {};
         const row = await store.sites.update(

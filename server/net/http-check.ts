@@ -197,6 +197,8 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
   let url = target.url;
   let method = target.method;
   let headers = target.headers;
+  /** The target as sent on this hop: its body goes to its own origin only. */
+  let sent = target;
   let redirects = 0;
   let address: string | null = null;
   let certificate: Certificate | null = null;
@@ -237,7 +239,7 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
         }
       }
       address = chosen;
-      const hopResult = await request(hop, host, chosen, method, headers, target, policy, deadline, cap, timings);
+      const hopResult = await request(hop, host, chosen, method, headers, sent, policy, deadline, cap, timings);
       if (hopResult.certificate) certificate = hopResult.certificate;
       const location = hopResult.headers.location;
       if (REDIRECTS.has(hopResult.statusCode) && location && target.followRedirects !== false) {
@@ -254,6 +256,13 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
         // origin chose that URL, and the credentials are not its to aim (curl would send them again there).
         if (next.origin !== hop.origin) {
           headers = headers.filter((h) => !isCredentialHeader(h.name) && h.name.toLowerCase() !== "host");
+          // Nor the body, which often holds a credential too (a login form, an API key): a 307 or 308 to another
+          // origin is followed without it, as a GET would be.
+          if (sent.body !== undefined) {
+            const { body: _left, ...withoutBody } = sent;
+            sent = withoutBody;
+            headers = headers.filter((h) => !BODY_HEADERS.has(h.name.toLowerCase()));
+          }
         }
         const nextMethod = methodAfterRedirect(hopResult.statusCode, method);
         if (nextMethod !== method) headers = headers.filter((h) => !BODY_HEADERS.has(h.name.toLowerCase()));

@@ -198,6 +198,28 @@ describeStores("sites of every kind through the API", (kind) => {
       request: { basicAuth: { username: "operator", password: "" } },
     });
     expect(emptied.json.data.request.basicAuth).toEqual({ username: "operator", passwordSet: false });
+    // A new address on another origin needs the password again: a stored one goes only where it was given for.
+    const reset = await api.patch(`/public/v1/site/${id}`, {
+      request: { basicAuth: { username: "operator", password } },
+    });
+    expect(reset.json.data.request.basicAuth.passwordSet).toBe(true);
+    for (const moved of [
+      "https://collector.example.net/",
+      "http://admin.example.com/login",
+      "https://admin.example.com:8443/",
+    ]) {
+      const refused = await api.patch(`/public/v1/site/${id}`, { url: moved });
+      expect(refused.status, moved).toBe(400);
+      expect(refused.json.details[0]).toMatchObject({ field: "request.basicAuth.password" });
+    }
+    expect((await api.get(`/public/v1/site/${id}`)).json.data.url).toBe("https://admin.example.com/login");
+    const samePlace = await api.patch(`/public/v1/site/${id}`, { url: "https://admin.example.com/health" });
+    expect(samePlace.json.data.request.basicAuth).toEqual({ username: "operator", passwordSet: true });
+    const movedWithPassword = await api.patch(`/public/v1/site/${id}`, {
+      url: "https://admin.example.net/",
+      request: { basicAuth: { username: "operator", password: "another one" } },
+    });
+    expect(movedWithPassword.status).toBe(200);
     const removed = await api.patch(`/public/v1/site/${id}`, { request: { basicAuth: null } });
     expect(removed.json.data.request).toEqual({ body: null, followRedirects: true, basicAuth: null });
   });

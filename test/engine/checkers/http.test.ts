@@ -19,7 +19,10 @@ import type { DueCheck } from "../../../server/engine/outcome.ts";
 
 interface Seen {
   path: string;
+  method: string;
   headers: IncomingHttpHeaders;
+  /** The request body as received (filled in as it arrives). */
+  body: string;
 }
 
 const SLOW_MS = 150;
@@ -70,6 +73,10 @@ const site: RequestListener = (req, res) => {
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/" });
       res.end();
       return;
+    case "/redirect-307":
+      res.writeHead(307, { location: url.searchParams.get("to") ?? "/" });
+      res.end();
+      return;
     case "/echo": {
       // Answers with the method, content type and body it was sent, as JSON.
       let body = "";
@@ -99,7 +106,16 @@ const seenByOther: Seen[] = [];
 const recording =
   (seen: Seen[], handler: RequestListener): RequestListener =>
   (req, res) => {
-    seen.push({ path: new URL(req.url ?? "/", "http://x").pathname, headers: req.headers });
+    const entry: Seen = {
+      path: new URL(req.url ?? "/", "http://x").pathname,
+      method: req.method ?? "",
+      headers: req.headers,
+      body: "",
+    };
+    seen.push(entry);
+    req.on("data", (chunk: Buffer) => {
+      entry.body += chunk.toString();
+    });
     handler(req, res);
   };
 
@@ -452,6 +468,26 @@ describe("request settings: body, basic auth, redirects", () => {
     expect(seenBySite[0]?.headers.authorization).toMatch(/^Basic /);
     expect(seenByOther).toHaveLength(1);
     expect(seenByOther[0]?.headers.authorization).toBeUndefined();
+  });
+
+  test("a 307 keeps the method and body on the site's origin; to another origin it goes without the body", async () => {
+    const post = {
+      method: "POST",
+      headers: [{ name: "Content-Type", value: "application/json" }],
+      ...request({ body: '{"apiKey":"k-123"}' }),
+    };
+    const same = await checkHttpSite(dueCheck(`/redirect-307?to=${encodeURIComponent("/echo")}`, post), context);
+    expect(same).toMatchObject({ ok: true, statusCode: 200 });
+    expect(seenBySite.map((s) => [s.path, s.method, s.body])).toEqual([
+      ["/redirect-307", "POST", '{"apiKey":"k-123"}'],
+      ["/echo", "POST", '{"apiKey":"k-123"}'],
+    ]);
+    const to = encodeURIComponent(`${otherOrigin}/landing`);
+    const away = await checkHttpSite(dueCheck(`/redirect-307?to=${to}`, post), context);
+    expect(away).toMatchObject({ ok: true, statusCode: 200 });
+    expect(seenByOther).toHaveLength(1);
+    expect(seenByOther[0]).toMatchObject({ path: "/landing", method: "POST", body: "" });
+    expect(seenByOther[0]?.headers["content-type"]).toBeUndefined();
   });
 
   test("followRedirects false: the redirect is the answer, judged by its code; the target is never asked", async () => {

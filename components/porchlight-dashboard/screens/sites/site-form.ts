@@ -1000,7 +1000,7 @@ export class PlSiteForm extends LitElement {
         ?checked=${request?.followRedirects ?? true}
         aria-describedby=${f.describedBy("f", "request.followRedirects", "f-request.followRedirects-hint")} />
         Follow redirects</label>
-      <small class="hint" id="f-request.followRedirects-hint">Up to 5. Off: a redirect is the answer, judged by its status code. Credentials never go to another origin.</small>
+      <small class="hint" id="f-request.followRedirects-hint">Up to 5. Off: a redirect is the answer, judged by its status code. Credentials and the body never go to another origin.</small>
       ${f.error("f", "request.followRedirects")}
     </div>`;
   }
