@@ -149,8 +149,18 @@ describeStores("the dashboard's site reads", (kind) => {
         statusCode: null,
         responseMs: null,
         error: "connection refused",
+        found: null,
       },
-      { at: at(5), region: "local", ok: true, slow: false, statusCode: 200, responseMs: 120, error: null },
+      {
+        at: at(5),
+        region: "local",
+        ok: true,
+        slow: false,
+        statusCode: 200,
+        responseMs: 120,
+        error: null,
+        found: null,
+      },
     ]);
     expect((await call.get(`/public/v1/site/${site.id}/checks?hours=48`)).json.data).toHaveLength(3);
     for (const bad of ["0", "169", "x", "1.5"]) {
