@@ -111,6 +111,26 @@ export function addressRefusal(address: string, exceptions: AddressExceptions = 
 /** The setting that lets the server check private, loopback and link-local targets. */
 export const PRIVATE_TARGETS_SETTING = "PORCHLIGHT_ALLOW_PRIVATE_TARGETS";
 
+const ACCESS_HINT = `checking private, loopback and link-local addresses needs ${PRIVATE_TARGETS_SETTING}=true`;
+
+/**
+ * Why a check may not connect to `address`, which `name` resolved to (a host, or "resolver 1.1.1.1"), as the check's
+ * error: `refused: NAME is ADDRESS (REASON)`, naming the setting that would allow it when the server's own rule
+ * refused it; null when it may. A caller's `refuseAddress` replaces that rule (and its hint).
+ */
+export function targetRefusal(
+  name: string,
+  address: string,
+  policy: { allowPrivate: boolean; refuseAddress?: (address: string) => string | null },
+): string | null {
+  if (policy.refuseAddress) {
+    const reason = policy.refuseAddress(address);
+    return reason === null ? null : `refused: ${name} is ${address} (${reason})`;
+  }
+  const reason = addressRefusal(address, { allowPrivate: policy.allowPrivate });
+  return reason === null ? null : `refused: ${name} is ${address} (${reason}); ${ACCESS_HINT}`;
+}
+
 /**
  * Whether a check's error is the server refusing its target by its own address policy (http-check.ts names the
  * setting): such a check is "not checked", never a failure of the site.

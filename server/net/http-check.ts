@@ -1,16 +1,11 @@
 import { isIP, type Socket, connect as tcpConnect } from "node:net";
 import { performance } from "node:perf_hooks";
-import {
-  createSecureContext,
-  rootCertificates,
-  type SecureContext,
-  type TLSSocket,
-  connect as tlsConnect,
-} from "node:tls";
+import { type TLSSocket, connect as tlsConnect } from "node:tls";
 import { Client } from "undici";
 import { storableText } from "../contract/common.ts";
-import { addressRefusal } from "./address-policy.ts";
+import { targetRefusal } from "./address-policy.ts";
 import { resolveAll } from "./dns-cache.ts";
+import { contextFor, isoOrEpoch } from "./tls.ts";
 
 /** What one check asks of a target: the site's own settings. */
 export interface CheckTarget {
@@ -227,17 +222,8 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
       if (!isIP(host)) timings.dnsMs = round(performance.now() - dnsStarted);
       const chosen = addresses[0];
       if (!chosen) throw new CheckFailure(`DNS: ${host} has no address`);
-      if (policy.refuseAddress) {
-        const reason = policy.refuseAddress(chosen);
-        if (reason !== null) throw new CheckFailure(`refused: ${host} is ${chosen} (${reason})`);
-      } else {
-        const reason = addressRefusal(chosen, { allowPrivate: policy.allowPrivate });
-        if (reason !== null) {
-          throw new CheckFailure(
-            `refused: ${host} is ${chosen} (${reason}); checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true`,
-          );
-        }
-      }
+      const refused = targetRefusal(host, chosen, policy);
+      if (refused !== null) throw new CheckFailure(refused);
       address = chosen;
       const hopResult = await request(hop, host, chosen, method, headers, sent, policy, deadline, cap, timings);
       if (hopResult.certificate) certificate = hopResult.certificate;
@@ -280,30 +266,6 @@ export async function checkHttp(target: CheckTarget, policy: CheckPolicy): Promi
   } catch (caught) {
     return finish({ ok: false, error: describe(caught, target.timeoutMs) });
   }
-}
-
-/** A certificate date as ISO 8601; an unparsable one (a broken certificate) as the epoch, which reads as expired. */
-function isoOrEpoch(text: string): string {
-  const t = Date.parse(text);
-  return new Date(Number.isNaN(t) ? 0 : t).toISOString();
-}
-
-const contexts = new WeakMap<string[], SecureContext>();
-
-/**
- * The TLS context for a list of extra certificate authorities, made once per list: building a CA store from the
- * system's roots costs milliseconds and megabytes, which per connection dominated an HTTPS check. Keyed by the
- * list itself, so callers that build a policy per request (the anonymous fetcher) share it too.
- */
-function contextFor(policy: CheckPolicy): SecureContext | undefined {
-  const extra = policy.extraCa;
-  if (!extra?.length) return undefined;
-  let context = contexts.get(extra);
-  if (!context) {
-    context = createSecureContext({ ca: [...rootCertificates, ...extra] });
-    contexts.set(extra, context);
-  }
-  return context;
 }
 
 async function request(

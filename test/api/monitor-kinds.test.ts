@@ -63,6 +63,25 @@ describeStores("sites of every kind through the API", (kind) => {
     api = client(app, (await seedOwner(store)).token);
   });
 
+  /** An engine in region "local" on the test's clock, private targets allowed, telling `made` what it wrote. */
+  const localEngine = (
+    clock: TestClock,
+    made: ReturnType<typeof makeApp>,
+    options: Partial<ConstructorParameters<typeof Engine>[0]> = {},
+  ) =>
+    new Engine({
+      store,
+      region: "local",
+      clock,
+      logger: createLogger("silent"),
+      concurrency: 5,
+      retentionHours: 48,
+      policy: { allowPrivate: true },
+      domains: null,
+      onRecorded: made.recorded,
+      ...options,
+    });
+
   test("each kind is added with its settings, defaults filled in, and answers them back", async () => {
     const http = await api.post("/public/v1/sites", {
       name: "Shop",
@@ -243,17 +262,9 @@ describeStores("sites of every kind through the API", (kind) => {
       const outside = (await add("Admin, wrong password", { username: "ops", password: "guess" })).json.data.id;
       const logs: string[] = [];
       const secrets = new SecretBox(testConfig().secretKey, "unused");
-      const engine = new Engine({
-        store,
-        region: "local",
-        clock,
+      const engine = localEngine(clock, made, {
         logger: createLogger("debug", { write: (line: string) => void logs.push(line) }),
-        concurrency: 5,
-        retentionHours: 48,
-        policy: { allowPrivate: true },
-        domains: null,
         unseal: (sealed) => secrets.open(sealed),
-        onRecorded: made.recorded,
       });
       clock.advance(FIRST_CHECK_SPREAD_MS);
       await engine.runOnce();
@@ -285,17 +296,7 @@ describeStores("sites of every kind through the API", (kind) => {
         ).json.data.id;
       const passing = await add("Mail exchangers", ["10 mx.example.com"]);
       const failing = await add("Moved mail", ["10 mx.elsewhere.example"]);
-      const engine = new Engine({
-        store,
-        region: "local",
-        clock,
-        logger: createLogger("silent"),
-        concurrency: 5,
-        retentionHours: 48,
-        policy: { allowPrivate: true },
-        domains: null,
-        onRecorded: made.recorded,
-      });
+      const engine = localEngine(clock, made);
       clock.advance(FIRST_CHECK_SPREAD_MS);
       await engine.runOnce();
       const checks = async (id: string) => (await owner.get(`/public/v1/site/${id}/checks`)).json.data;
@@ -371,17 +372,8 @@ describeStores("sites of every kind through the API", (kind) => {
     });
     const clock = new TestClock();
     const made = makeApp(store, { clock });
-    const engine = new Engine({
-      store,
-      region: "local",
-      clock,
-      logger: createLogger("silent"),
-      concurrency: 5,
-      retentionHours: 48,
-      policy: { allowPrivate: true },
-      domains: null,
+    const engine = localEngine(clock, made, {
       checkers: Object.fromEntries(Object.keys(CHECKERS).map((k) => [k, lossyPing])) as typeof CHECKERS,
-      onRecorded: made.recorded,
     });
     const owner = client(made.app, (await seedOwner(store, "stack", "ping@example.com")).token);
     const id = (await owner.post("/public/v1/sites", { name: "Router", url: "icmp://203.0.113.10" })).json.data.id;

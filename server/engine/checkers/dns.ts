@@ -5,28 +5,20 @@ import ipaddr from "ipaddr.js";
 import { storableText } from "../../contract/common.ts";
 import type { DnsSettings } from "../../contract/monitor.ts";
 import { hostOf, resolverParts } from "../../contract/monitor.ts";
-import { addressRefusal } from "../../net/address-policy.ts";
+import { targetRefusal } from "../../net/address-policy.ts";
 import type { CheckPolicy } from "../../net/http-check.ts";
 import type { Checker, CheckerResult } from "./checker.ts";
 import { failed, wholeMs } from "./checker.ts";
 
 type RecordType = DnsSettings["recordType"];
 
-const ACCESS_HINT =
-  "checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true" as const;
 const round = (ms: number) => Math.round(ms * 10) / 10;
 /** How much of the answer a failure quotes: a TXT record may run to kilobytes. */
 const QUOTED_ANSWER_CHARS = 300;
 
 /** Why the policy refuses a named resolver, in the address policy's sentence; null when it may be asked. */
 function resolverRefusal(resolver: string, policy: CheckPolicy): string | null {
-  const address = resolverParts(resolver)?.address ?? resolver;
-  if (policy.refuseAddress) {
-    const reason = policy.refuseAddress(address);
-    return reason === null ? null : `refused: resolver ${resolver} is ${address} (${reason})`;
-  }
-  const reason = addressRefusal(address, { allowPrivate: policy.allowPrivate });
-  return reason === null ? null : `refused: resolver ${resolver} is ${address} (${reason}); ${ACCESS_HINT}`;
+  return targetRefusal(`resolver ${resolver}`, resolverParts(resolver)?.address ?? resolver, policy);
 }
 
 /** The answer's values as a person reads them (and writes them in `expected`). */

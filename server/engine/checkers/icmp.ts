@@ -3,7 +3,7 @@ import { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
 import ipaddr from "ipaddr.js";
 import { hostOf } from "../../contract/monitor.ts";
-import { addressRefusal } from "../../net/address-policy.ts";
+import { targetRefusal } from "../../net/address-policy.ts";
 import { resolveAll } from "../../net/dns-cache.ts";
 import type { CheckPolicy } from "../../net/http-check.ts";
 import type { Checker, CheckerResult } from "./checker.ts";
@@ -38,8 +38,6 @@ export interface IcmpOptions {
   inFlight?: number;
 }
 
-const ACCESS_HINT =
-  "checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true" as const;
 const round = (ms: number) => Math.round(ms * 10) / 10;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -244,13 +242,8 @@ async function addressOf(
   }
   const chosen = addresses[0];
   if (!chosen) return { address: null, error: `DNS: ${host} has no address` };
-  if (policy.refuseAddress) {
-    const reason = policy.refuseAddress(chosen);
-    if (reason !== null) return { address: null, error: `refused: ${host} is ${chosen} (${reason})` };
-  } else {
-    const reason = addressRefusal(chosen, { allowPrivate: policy.allowPrivate });
-    if (reason !== null) return { address: null, error: `refused: ${host} is ${chosen} (${reason}); ${ACCESS_HINT}` };
-  }
+  const refused = targetRefusal(host, chosen, policy);
+  if (refused !== null) return { address: null, error: refused };
   // A caller's own rule might let through what is not an address; ping must only ever see one.
   if (isIP(chosen) === 0) return { address: null, error: `refused: ${host} is ${chosen} (not an IP address)` };
   return { address: chosen, error: null };

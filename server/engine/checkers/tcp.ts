@@ -1,22 +1,15 @@
 import { isIP, type Socket, connect as tcpConnect } from "node:net";
 import { performance } from "node:perf_hooks";
-import {
-  createSecureContext,
-  rootCertificates,
-  type SecureContext,
-  type TLSSocket,
-  connect as tlsConnect,
-} from "node:tls";
+import { type TLSSocket, connect as tlsConnect } from "node:tls";
 import { storableText } from "../../contract/common.ts";
 import { hostOf, portOf } from "../../contract/monitor.ts";
-import { addressRefusal } from "../../net/address-policy.ts";
+import { targetRefusal } from "../../net/address-policy.ts";
 import { resolveAll } from "../../net/dns-cache.ts";
 import type { CheckPolicy } from "../../net/http-check.ts";
+import { contextFor, isoOrEpoch } from "../../net/tls.ts";
 import type { Checker, CheckerResult } from "./checker.ts";
 import { failed, wholeMs } from "./checker.ts";
 
-const ACCESS_HINT =
-  "checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true" as const;
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /** Why a check stopped, already in the words its outcome shows. */
@@ -52,39 +45,6 @@ function connectFailure(error: unknown): string {
   };
   const code = e.code ?? "";
   return known[code] ?? (code ? `${code}: ${e.message ?? ""}`.trim() : (e.message ?? "connection failed"));
-}
-
-/** The address the policy lets the socket connect to, judged exactly as checkHttp judges an HTTP hop's. */
-function refusal(host: string, address: string, policy: CheckPolicy): string | null {
-  if (policy.refuseAddress) {
-    const reason = policy.refuseAddress(address);
-    return reason === null ? null : `refused: ${host} is ${address} (${reason})`;
-  }
-  const reason = addressRefusal(address, { allowPrivate: policy.allowPrivate });
-  return reason === null ? null : `refused: ${host} is ${address} (${reason}); ${ACCESS_HINT}`;
-}
-
-const contexts = new WeakMap<string[], SecureContext>();
-
-/**
- * The TLS context trusting the policy's extra certificate authorities besides the system's, made once per list
- * (a CA store costs milliseconds and megabytes to build, far more than a handshake).
- */
-function contextFor(policy: CheckPolicy): SecureContext | undefined {
-  const extra = policy.extraCa;
-  if (!extra?.length) return undefined;
-  let context = contexts.get(extra);
-  if (!context) {
-    context = createSecureContext({ ca: [...rootCertificates, ...extra] });
-    contexts.set(extra, context);
-  }
-  return context;
-}
-
-/** A certificate date as ISO 8601; an unparsable one (a broken certificate) as the epoch, which reads as expired. */
-function isoOrEpoch(text: string): string {
-  const t = Date.parse(text);
-  return new Date(Number.isNaN(t) ? 0 : t).toISOString();
 }
 
 /** The peer's certificate as an outcome holds it; null when the server presented none. */
@@ -209,7 +169,7 @@ export const checkTcp: Checker = async (check, { policy }) => {
   }
   const chosen = addresses[0];
   if (!chosen) return done(failed(`DNS: ${host} has no address`));
-  const refused = refusal(host, chosen, policy);
+  const refused = targetRefusal(host, chosen, policy);
   if (refused !== null) return done(failed(refused));
   // A caller's own rule might let through what is not an address; the socket must only ever see one.
   if (isIP(chosen) === 0) return done(failed(`refused: ${host} is ${chosen} (not an IP address)`));
