@@ -208,6 +208,22 @@ describeBrowser("the kinds of check in the dashboard, in Chromium", () => {
     await expect.poll(() => form(page).count()).toBe(0);
     expect((await sites()).get("Admin area").request.basicAuth).toEqual({ username: "ops", passwordSet: true });
     expect(await page.content()).not.toContain(ADMIN_PASSWORD);
+
+    // Removing the stored password keeps the user name (an account with no password is a real setup).
+    await dashboard(page).getByRole("button", { name: "Edit" }).click();
+    const again = form(page);
+    await again.locator("summary", { hasText: "More settings" }).click();
+    await again.getByLabel("Remove the stored password").check();
+    await again.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => form(page).count()).toBe(0);
+    expect((await sites()).get("Admin area").request.basicAuth).toEqual({ username: "ops", passwordSet: false });
+    // The edit form now has nothing to remove; the password goes back for the detail's screenshots.
+    await dashboard(page).getByRole("button", { name: "Edit" }).click();
+    expect(await form(page).getByLabel("Remove the stored password").count()).toBe(0);
+    await form(page).getByRole("button", { name: "Cancel" }).click();
+    await callAs(owner, "PATCH", `/public/v1/site/${site.id}`, {
+      request: { body: null, followRedirects: false, basicAuth: { username: "ops", password: ADMIN_PASSWORD } },
+    });
   }, 60_000);
 
   test("a DNS record: a resolver that is not an address is refused beside its box", async () => {

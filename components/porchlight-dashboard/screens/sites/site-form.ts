@@ -214,13 +214,14 @@ const textOf = (data: FormData, name: string) => String(data.get(name) ?? "");
 
 /**
  * What the form sends as the request settings: an empty body is none; basic auth is off without a user name; an
- * empty password box on a site whose password is set keeps it (the API never sends it back to fill the box).
+ * empty password box on a site whose password is set keeps it (the API never sends it back to fill the box), unless
+ * "Remove the stored password" is ticked, which stores an empty one and keeps the user name.
  */
 export function requestOf(data: FormData, passwordSet: boolean): HttpRequestInput {
   const body = textOf(data, "request.body");
   const username = textOf(data, "request.basicAuth.username").trim();
   const password = textOf(data, "request.basicAuth.password");
-  const keep = password === "" && passwordSet;
+  const keep = password === "" && passwordSet && !data.has("request.basicAuth.removePassword");
   return {
     body: body === "" ? null : body,
     followRedirects: data.has("request.followRedirects"),
@@ -995,6 +996,14 @@ export class PlSiteForm extends LitElement {
           : "Stored sealed and never shown again.",
       )}
     </div>
+    ${
+      auth?.passwordSet
+        ? html`<div class="field">
+      <label class="check"><input type="checkbox" name="request.basicAuth.removePassword"
+        id="f-request.basicAuth.removePassword" /> Remove the stored password (the user name is kept)</label>
+    </div>`
+        : nothing
+    }
     <div class="field">
       <label class="check"><input type="checkbox" name="request.followRedirects" id="f-request.followRedirects"
         ?checked=${request?.followRedirects ?? true}
