@@ -5,7 +5,6 @@
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { Kysely } from "kysely";
 import { z } from "zod";
 import { type AccountMailer, resetEmail } from "../accounts/emails.ts";
 import type { SecretBox } from "../accounts/sealed.ts";
@@ -48,8 +47,7 @@ import { enforceLimit, type Limiter, type LimitRule, rateLimited, WorkBudget } f
 import { route } from "../http/route.ts";
 import type { Logger } from "../log.ts";
 import type { Principal } from "../store/accounts.ts";
-import { isUniqueViolation } from "../store/connection.ts";
-import type { Database } from "../store/schema.ts";
+import { isUniqueViolation, type Transaction } from "../store/connection.ts";
 import type { Store } from "../store/store.ts";
 
 export interface SessionDeps {
@@ -164,7 +162,7 @@ export function sessionRoutes({ store, clock, config, limiter, mailer, secrets, 
     });
 
   /** Starts a session for a user: the cookie, and the answer the dashboard keeps (with the CSRF token). */
-  const startSession = async (c: Context, userId: string, trx?: Kysely<Database>) => {
+  const startSession = async (c: Context, userId: string, trx?: Transaction) => {
     const secret = newSecret();
     const csrf = newSecret();
     const now = clock.now();

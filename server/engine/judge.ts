@@ -1,6 +1,6 @@
 import { DEFAULT_ALERT_RULE } from "../contract/alerts.ts";
 import type { SiteState } from "../contract/site.ts";
-import { DEFAULT_INCIDENT_POLICY, IncidentPolicy } from "../contract/status-page.ts";
+import { DEFAULT_INCIDENT_POLICY } from "../contract/status-page.ts";
 import { groupBy } from "../group-by.ts";
 import { PRIVATE_TARGETS_SETTING, refusedByPolicy } from "../net/address-policy.ts";
 import type { RuleSettings } from "../store/alerts.ts";
@@ -12,9 +12,9 @@ import type {
   ShowingItem,
   StatDelta,
 } from "../store/checks.ts";
-import type { SiteRow } from "../store/schema.ts";
+import type { Flap, MonitoredSite, Reminded, SiteChange } from "../store/monitored.ts";
 import type { AlertIntent } from "./alert-writes.ts";
-import { judgeConditions } from "./conditions.ts";
+import { type Condition, judgeConditions } from "./conditions.ts";
 import { heldAt, type Interval, nextBoundary, outside } from "./maintenance.ts";
 import type { Outcome } from "./outcome.ts";
 import { THRESHOLDS } from "./thresholds.ts";
@@ -24,14 +24,16 @@ import { freshForMs, type Health, judgeHealth, type ResultSummary } from "./verd
 export const CONDITIONS_EVERY_MS = 5 * 60_000;
 
 const DAY = 86_400_000;
+/** Whether two decoded values would be stored alike (their JSON is the same). */
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 const iso = (ms: number) => new Date(ms).toISOString();
 const dayOf = (ms: number) => iso(ms).slice(0, 10);
 
 /** Everything judging a set of sites needs, read beforehand (in the transaction that writes the judgement). */
 export interface JudgeInput {
   now: number;
-  /** The sites to judge, as stored (locked by the caller); the judgement keeps their order. */
-  sites: SiteRow[];
+  /** The sites to judge (locked by the caller); the judgement keeps their order. */
+  sites: MonitoredSite[];
   /** Each site's recent results in every region it is checked from (the regions' schedules), by site id. */
   recent: Map<string, ResultSummary[]>;
   /** What this batch's checks found, written meanwhile (none when sites are judged again by time alone). */
@@ -92,34 +94,35 @@ function oldestFirst(outcomes: Outcome[] | undefined): Outcome[] {
 }
 
 /** The latest certificate among a site's outcomes (oldest first), if any, and whether its expiry is new. */
-function latestCertificate(site: SiteRow, mine: Outcome[]) {
+function latestCertificate(site: MonitoredSite, mine: Outcome[]) {
   const cert = mine.findLast((o) => o.certificate)?.certificate;
   if (!cert) return null;
-  const before = site.ssl_info ? (JSON.parse(site.ssl_info) as { expiresAt: string }) : null;
-  return { cert, changed: before?.expiresAt !== cert.expiresAt };
+  return { cert, changed: site.certificate?.expiresAt !== cert.expiresAt };
 }
 
 /** Whether a site's conditions are judged this time: never judged, judged too long ago, or a new certificate. */
-function conditionsDueFor(site: SiteRow, mine: Outcome[], now: number): boolean {
-  const conditionsAt = latestCertificate(site, mine)?.changed ? null : site.conditions_at;
+function conditionsDueFor(site: MonitoredSite, mine: Outcome[], now: number): boolean {
+  const conditionsAt = latestCertificate(site, mine)?.changed ? null : site.conditionsAt;
   return !conditionsAt || now - Date.parse(conditionsAt) >= CONDITIONS_EVERY_MS;
 }
 
 /** The sites whose conditions judge() will judge, so that their chronic windows can be read beforehand. */
-export function conditionsDue(sites: SiteRow[], outcomes: Outcome[], now: number): string[] {
+export function conditionsDue(sites: MonitoredSite[], outcomes: Outcome[], now: number): string[] {
   const bySite = groupBy(outcomes, (o) => o.check.siteId);
   return sites.filter((site) => conditionsDueFor(site, oldestFirst(bySite.get(site.id)), now)).map((s) => s.id);
 }
 
 /** The site's health, and when it can change by time alone (a region's latest result going stale), if ever. */
-function healthOf(site: SiteRow, recent: ResultSummary[], now: number): { health: Health; rejudgeAt: number | null } {
-  if (site.pause === 1 || site.enabled === 0) {
-    const summary = site.pause === 1 ? "Paused: not checked." : "Disabled: not checked.";
+function healthOf(
+  site: MonitoredSite,
+  recent: ResultSummary[],
+  now: number,
+): { health: Health; rejudgeAt: number | null } {
+  if (site.paused || !site.enabled) {
+    const summary = site.paused ? "Paused: not checked." : "Disabled: not checked.";
     return { health: { state: "unknown", summary, downIn: [] }, rejudgeAt: null };
   }
-  const intervalMs = site.check_interval * 1000;
-  const timeoutMs = site.timeout * 1000;
-  const regions: string[] = JSON.parse(site.regions);
+  const { intervalMs, timeoutMs, regions } = site;
   const freshFor = freshForMs(intervalMs, timeoutMs);
   // A check the server refused by its own address policy, or could not run, says nothing of the site: "not checked".
   // Once the latest fresh result of every region is such, the site is unknown with the reason; else they are left out.
@@ -131,7 +134,7 @@ function healthOf(site: SiteRow, recent: ResultSummary[], now: number): { health
   const health: Health =
     refusal && latest.every((r) => notChecked(r.error))
       ? { state: "unknown", summary: notCheckedSummary(refusal.error as string), downIn: [] }
-      : judgeHealth({ now, intervalMs, timeoutMs, slowMs: site.slow_threshold_ms, regions, results: counted });
+      : judgeHealth({ now, intervalMs, timeoutMs, slowMs: site.slowMs, regions, results: counted });
   let rejudgeAt: number | null = null;
   for (const region of regions) {
     const latest = Math.max(...recent.filter((r) => r.region === region).map((r) => r.at), -Infinity);
@@ -184,9 +187,9 @@ function addStat(stats: Map<string, StatDelta>, siteId: string, day: string, del
  * Downtime: the time the site has been unhealthy since it was last judged (within freshness), by UTC day, leaving
  * out maintenance.
  */
-function addDowntime(stats: Map<string, StatDelta>, site: SiteRow, now: number, held: Interval[]) {
-  if (site.state !== "unhealthy" || !site.judged_at) return;
-  const since = Math.max(Date.parse(site.judged_at), now - freshForMs(site.check_interval * 1000, site.timeout * 1000));
+function addDowntime(stats: Map<string, StatDelta>, site: MonitoredSite, now: number, held: Interval[]) {
+  if (site.state !== "unhealthy" || !site.judgedAt) return;
+  const since = Math.max(Date.parse(site.judgedAt), now - freshForMs(site.intervalMs, site.timeoutMs));
   for (const span of outside(held, since, now)) {
     let from = span.start;
     while (from < span.end) {
@@ -198,30 +201,30 @@ function addDowntime(stats: Map<string, StatDelta>, site: SiteRow, now: number, 
 }
 
 /** What the site's latest outcomes change beyond its state: check time, certificate, WordPress. */
-function checkedChanges(site: SiteRow, mine: Outcome[], now: number): Partial<SiteRow> {
+function checkedChanges(site: MonitoredSite, mine: Outcome[], now: number): SiteChange {
   const latest = mine.at(-1);
   if (!latest) return {};
-  const change: Partial<SiteRow> = {};
+  const change: SiteChange = {};
   // Another region's older result may be written after a newer one: the check time never goes back.
-  if (!site.last_check_time || iso(latest.at) > site.last_check_time) {
-    change.last_check_time = iso(latest.at);
-    if (latest.responseMs !== null) change.last_response_ms = latest.responseMs;
+  if (!site.lastCheckTime || iso(latest.at) > site.lastCheckTime) {
+    change.lastCheckTime = iso(latest.at);
+    if (latest.responseMs !== null) change.lastResponseMs = latest.responseMs;
   }
   const seen = latestCertificate(site, mine);
   if (seen) {
     const { cert } = seen;
-    change.ssl_info = JSON.stringify({
+    change.certificate = {
       expiresAt: cert.expiresAt,
       issuer: cert.issuer,
       daysRemaining: Math.floor((Date.parse(cert.expiresAt) - now) / DAY),
-    });
-    change.has_certificate_error = cert.authorized ? 0 : 1;
-    if (seen.changed) change.conditions_at = null;
+    };
+    change.certificateError = !cert.authorized;
+    if (seen.changed) change.conditionsAt = null;
   }
   const wp = mine.findLast((o) => o.wordpress !== null)?.wordpress;
-  const stored = site.wordpress ? (JSON.parse(site.wordpress) as { value: boolean; manualOverride: boolean }) : null;
+  const stored = site.wordpress;
   if (wp !== undefined && wp !== null && !stored?.manualOverride && stored?.value !== wp) {
-    change.wordpress = JSON.stringify({ value: wp, manualOverride: false });
+    change.wordpress = { value: wp, manualOverride: false };
   }
   return change;
 }
@@ -230,26 +233,25 @@ function checkedChanges(site: SiteRow, mine: Outcome[], now: number): Partial<Si
  * The site's chronic window as judged: covered once its first recorded check is at least the window's length ago
  * (within one check interval), so that the condition waits for the whole window.
  */
-function chronicWindow(site: SiteRow, input: JudgeInput) {
+function chronicWindow(site: MonitoredSite, input: JudgeInput) {
   const window = input.windows.get(site.id) ?? { checks: 0, slowOrFailed: 0, firstAt: null };
   const windowStart = input.now - THRESHOLDS.chronic.windowHours * 3_600_000;
   const firstAt = window.firstAt === undefined ? windowStart : window.firstAt ? Date.parse(window.firstAt) : null;
-  const covered = firstAt !== null && firstAt <= windowStart + site.check_interval * 1000;
+  const covered = firstAt !== null && firstAt <= windowStart + site.intervalMs;
   return { checks: window.checks, slowOrFailed: window.slowOrFailed, covered };
 }
 
 /** The site's standing conditions from its certificate (as changed now), domain and chronic window. */
-function conditionsOf(site: SiteRow, change: Partial<SiteRow>, input: JudgeInput): string {
-  const ssl = JSON.parse(change.ssl_info ?? site.ssl_info ?? "null") as { expiresAt: string; issuer: string } | null;
-  const domain = JSON.parse(site.domain_info ?? "null") as { domain: string; expiresAt: string | null } | null;
-  const conditions = judgeConditions({
+function conditionsOf(site: MonitoredSite, change: SiteChange, input: JudgeInput): Condition[] {
+  const ssl = change.certificate ?? site.certificate;
+  const domain = site.domain;
+  return judgeConditions({
     now: input.now,
     certificate: ssl ? { expiresAt: Date.parse(ssl.expiresAt), issuer: ssl.issuer } : null,
     domain: domain?.expiresAt ? { name: domain.domain, expiresAt: Date.parse(domain.expiresAt) } : null,
     window: chronicWindow(site, input),
-    previous: JSON.parse(site.conditions),
+    previous: site.conditions,
   });
-  return JSON.stringify(conditions);
 }
 
 /**
@@ -261,15 +263,6 @@ function conditionsOf(site: SiteRow, change: Partial<SiteRow>, input: JudgeInput
  */
 export function incidentWrites(moves: IncidentIntent[], showing: Showing, now: number): IncidentWrite[] {
   return moves.flatMap((intent) => siteIncidentWrites(intent, showing, now));
-}
-
-/** A page's incident policy from its stored JSON; what does not parse is the defaults. */
-export function policyOf(json: string | undefined): IncidentPolicy {
-  try {
-    return IncidentPolicy.parse(JSON.parse(json ?? "{}"));
-  } catch {
-    return DEFAULT_INCIDENT_POLICY;
-  }
 }
 
 const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -337,7 +330,7 @@ function siteIncidentWrites(intent: IncidentIntent, showing: Showing, nowMs: num
   const open = mine.filter((i) => i.resolved_at === null);
   const items = showing.items.filter((i) => i.site_id === siteId);
   const pages = groupBy(items, (i) => i.page_id);
-  const policyFor = (pageId: number) => policyOf(items.find((i) => i.page_id === pageId)?.incident_policy);
+  const policyFor = (pageId: number) => items.find((i) => i.page_id === pageId)?.policy ?? DEFAULT_INCIDENT_POLICY;
   /** The page's label for the site; once its items are hidden or gone, the incident's title. */
   const labelOf = (incident: AutomaticIncident) =>
     items.find((item) => item.page_id === incident.page_id)?.label ??
@@ -435,8 +428,6 @@ function siteIncidentWrites(intent: IncidentIntent, showing: Showing, nowMs: num
   return writes;
 }
 
-type Reminded = Partial<Record<"certificate" | "domain", { expiresAt: string; daysLeft: number }>>;
-
 /**
  * The reminders of a certificate's and a domain's expiry (pure): an expiring event when the days left cross one of the
  * reminder days or the condition's levels (THRESHOLDS: one source with the conditions), once per crossing; a renewed
@@ -444,15 +435,15 @@ type Reminded = Partial<Record<"certificate" | "domain", { expiresAt: string; da
  * judged is kept (`reminded`) for the next time.
  */
 function expiryMoves(
-  site: SiteRow,
-  change: Partial<SiteRow>,
+  site: MonitoredSite,
+  change: SiteChange,
   now: number,
-): { alerts: AlertIntent[]; reminded: string | null } {
-  const before = JSON.parse(site.reminded ?? "{}") as Reminded;
+): { alerts: AlertIntent[]; reminded: Reminded } {
+  const before = site.reminded;
   const after: Reminded = { ...before };
   const alerts: AlertIntent[] = [];
-  const ssl = JSON.parse(change.ssl_info ?? site.ssl_info ?? "null") as { expiresAt: string; issuer: string } | null;
-  const domain = JSON.parse(site.domain_info ?? "null") as { domain: string; expiresAt: string | null } | null;
+  const ssl = change.certificate ?? site.certificate;
+  const domain = site.domain;
   const reach = Math.max(...THRESHOLDS.reminderDays);
   const kinds = [
     ["certificate", ssl?.expiresAt ?? null, ssl?.issuer ?? null, THRESHOLDS.ssl],
@@ -477,21 +468,11 @@ function expiryMoves(
       alerts.push({ siteId: site.id, type: `${kind}.expiring`, reason, downSince: null, expiry });
     }
   }
-  return { alerts, reminded: Object.keys(after).length > 0 ? JSON.stringify(after) : site.reminded };
+  return { alerts, reminded: after };
 }
 
 /** What happens to a site's automatic incidents (see siteIncidentWrites). */
 export type IncidentMove = "open" | "resolve" | "update" | "ensure" | null;
-
-/** A site's flapping as the engine follows it (sites.flap, JSON). */
-export interface Flap {
-  /** When its recent outages began (within the rule's window), oldest first. */
-  starts: string[];
-  /** When it last changed between up and down. */
-  changedAt: string;
-  /** Since when it flaps (the first outage of the window that made it flap), and its outages since; else absent. */
-  flapping?: { since: string; outages: number };
-}
 
 /** The rule settings of a site without a stored rule (contract defaults). */
 const DEFAULT_SETTINGS: RuleSettings = {
@@ -528,21 +509,22 @@ function failedInARow(health: Health, recent: ResultSummary[]): number {
  * A pause or a verdict of unknown alerts nothing.
  */
 function outageOf(
-  site: SiteRow,
+  site: MonitoredSite,
   health: Health,
   now: number,
   rule: RuleSettings,
   recent: ResultSummary[],
-): { alerts: AlertIntent[]; change: Partial<SiteRow>; move: IncidentMove } {
+): { alerts: AlertIntent[]; change: SiteChange; move: IncidentMove } {
   const at = iso(now);
   const to = health.state;
   const alerts: AlertIntent[] = [];
-  const change: Partial<SiteRow> = {};
+  const change: SiteChange = {};
   const reason = health.reason ?? health.summary;
-  let flap: Flap | null = site.flap ? (JSON.parse(site.flap) as Flap) : null;
+  // A copy: it is changed in place below, and compared with the site's at the end.
+  let flap: Flap | null = site.flap ? structuredClone(site.flap) : null;
   let move: IncidentMove = null;
-  let downSince = site.down_since;
-  let alertedAt = site.alerted_at;
+  let downSince = site.downSince;
+  let alertedAt = site.alertedAt;
   const begins = to === "unhealthy" && downSince === null;
   const ends = downSince !== null && (to === "healthy" || to === "degraded") && health.back === true;
   const windowFrom = rule.flapping ? iso(now - rule.flapping.windowMinutes * 60_000) : at;
@@ -621,13 +603,12 @@ function outageOf(
     }
   }
   if (flap && !flap.flapping && flap.starts.length === 0) flap = null;
-  if (downSince !== site.down_since) change.down_since = downSince;
-  if (alertedAt !== site.alerted_at) change.alerted_at = alertedAt;
-  const flapJson = flap ? JSON.stringify(flap) : null;
-  if (flapJson !== (site.flap ?? null)) change.flap = flapJson;
+  if (downSince !== site.downSince) change.downSince = downSince;
+  if (alertedAt !== site.alertedAt) change.alertedAt = alertedAt;
+  if (!sameJson(flap, site.flap)) change.flap = flap;
   if (!move) {
     const lostSight = to === "unknown" && site.state !== "unknown";
-    if (site.down_since !== null && lostSight) move = "update";
+    if (site.downSince !== null && lostSight) move = "update";
     else if (to === "unhealthy" && downSince !== null) move = "ensure";
   }
   return { alerts, change, move };
@@ -639,9 +620,8 @@ const CHRONIC_RANK = { ok: 0, warning: 1, critical: 2 } as const;
  * Chronic performance's alert: when its condition's level rises (to warning, or to critical), once per rise, with the
  * condition's summary; a site that is down or in maintenance is not told of (judge).
  */
-function chronicMove(site: SiteRow, conditions: string): AlertIntent | null {
-  type Stored = { key: string; level: keyof typeof CHRONIC_RANK; summary: string };
-  const find = (json: string) => (JSON.parse(json) as Stored[]).find((c) => c.key === "chronic_performance");
+function chronicMove(site: MonitoredSite, conditions: Condition[]): AlertIntent | null {
+  const find = (list: Condition[]) => list.find((c) => c.key === "chronic_performance");
   const before = find(site.conditions);
   const after = find(conditions);
   if (!after || CHRONIC_RANK[after.level] <= CHRONIC_RANK[before?.level ?? "ok"]) return null;
@@ -680,22 +660,25 @@ export function judge(input: JudgeInput): Judgement {
     // Judged again when a maintenance occurrence begins or ends, also when nothing is checked (a paused site).
     const boundary = nextBoundary(held, now);
     const rejudge = boundary === null ? rejudgeAt : Math.min(rejudgeAt ?? boundary, boundary);
-    const change: Partial<SiteRow> = {
+    const change: SiteChange = {
       state: health.state,
-      health_summary: health.summary,
-      judged_at: iso(now),
-      rejudge_at: rejudge === null ? null : iso(rejudge),
+      healthSummary: health.summary,
+      judgedAt: iso(now),
+      rejudgeAt: rejudge === null ? null : iso(rejudge),
       ...checkedChanges(site, mine, now),
     };
     if (conditionsDueFor(site, mine, now)) {
-      change.conditions = conditionsOf(site, change, input);
-      change.conditions_at = iso(now);
+      const conditions = conditionsOf(site, change, input);
+      change.conditions = conditions;
+      change.conditionsAt = iso(now);
       const reminders = expiryMoves(site, change, now);
       judgement.alerts.push(...reminders.alerts);
-      if (reminders.reminded !== site.reminded) change.reminded = reminders.reminded;
+      if (Object.keys(reminders.reminded).length > 0 && !sameJson(reminders.reminded, site.reminded)) {
+        change.reminded = reminders.reminded;
+      }
       // Not while it is down (nor during maintenance): the outage says more, and explains the failures.
-      const quiet = inMaintenance || health.state === "unhealthy" || site.down_since !== null;
-      const chronic = quiet ? null : chronicMove(site, change.conditions);
+      const quiet = inMaintenance || health.state === "unhealthy" || site.downSince !== null;
+      const chronic = quiet ? null : chronicMove(site, conditions);
       if (chronic) judgement.alerts.push(chronic);
     }
     // Maintenance: no outage begins or ends, nothing is alerted, no incident moves.
@@ -708,8 +691,8 @@ export function judge(input: JudgeInput): Judgement {
       : outageOf(site, health, now, rule, input.recent.get(site.id) ?? []);
     judgement.alerts.push(...outage.alerts);
     Object.assign(change, outage.change);
-    const wasInMaintenance = site.in_maintenance === 1;
-    if (inMaintenance !== wasInMaintenance) change.in_maintenance = inMaintenance ? 1 : 0;
+    const wasInMaintenance = site.inMaintenance;
+    if (inMaintenance !== wasInMaintenance) change.inMaintenance = inMaintenance;
     judgement.sites.push({ id: site.id, change });
     const { move } = outage;
     if (health.state !== site.state || inMaintenance !== wasInMaintenance || (move && move !== "ensure")) {
@@ -723,8 +706,8 @@ export function judge(input: JudgeInput): Judgement {
         summary: health.summary,
         reason,
         state: health.state,
-        downSince: move === "resolve" ? site.down_since : (change.down_since ?? site.down_since),
-        ...(move === "ensure" ? { judgedBefore: site.judged_at } : {}),
+        downSince: move === "resolve" ? site.downSince : (change.downSince ?? site.downSince),
+        ...(move === "ensure" ? { judgedBefore: site.judgedAt } : {}),
         cooldownMinutes: rule.cooldownMinutes,
         // Only when some regions still reach it: down in all is down.
         ...(judged > 1 && downIn.length < judged ? { regions: { down: downIn.length, of: judged } } : {}),

@@ -1,19 +1,6 @@
-import type { Kysely } from "kysely";
-import {
-  DNS_DEFAULTS,
-  type DnsSettings,
-  type HttpAssertions,
-  NO_ASSERTIONS,
-  PUSH_DEFAULTS,
-  type PushSettings,
-  protocolOf,
-  REQUEST_DEFAULTS,
-  type StoredHttpRequest,
-} from "../contract/monitor.ts";
-import { groupBy } from "../group-by.ts";
-import type { ClaimedRow, FinishedCheck } from "../store/checks.ts";
-import { newId } from "../store/connection.ts";
-import type { Database, SiteRow } from "../store/schema.ts";
+import type { FinishedCheck } from "../store/checks.ts";
+import { newId, type Transaction } from "../store/connection.ts";
+import type { MonitoredSite } from "../store/monitored.ts";
 import type { Store } from "../store/store.ts";
 import { alertWrites } from "./alert-writes.ts";
 import { DOMAIN_CACHE, type DomainInfo } from "./domain.ts";
@@ -51,53 +38,7 @@ export async function claimDue(
   opts: { region: string; owner: string; now: number; limit: number },
 ): Promise<DueCheck[]> {
   const rows = await store.checks.claimDue({ ...opts, leaseMarginMs: LEASE_MARGIN_MS });
-  return rows.map((r) => dueCheck(r, opts.owner));
-}
-
-function dueCheck(r: ClaimedRow, owner: string): DueCheck {
-  return {
-    siteId: r.site_id,
-    region: r.region,
-    dueAt: Date.parse(r.next_check_at),
-    url: r.url,
-    method: r.method,
-    headers: JSON.parse(r.headers),
-    timeoutMs: r.timeout * 1000,
-    intervalMs: r.check_interval * 1000,
-    successCodes: JSON.parse(r.success_codes),
-    errorCodes: JSON.parse(r.error_codes),
-    slowMs: r.slow_threshold_ms,
-    ...siteSettings(r),
-    recent: JSON.parse(r.recent),
-    domainCheckedAt: r.domain_checked_at,
-    owner,
-  };
-}
-
-/** A claimed site's settings of its kind, the defaults filled in ('{}' is an http(s) site without assertions). */
-function siteSettings(r: ClaimedRow): Pick<DueCheck, "assertions" | "request" | "dns" | "push"> {
-  const stored = JSON.parse(r.settings) as {
-    assertions?: HttpAssertions;
-    request?: StoredHttpRequest;
-    dns?: DnsSettings;
-    push?: PushSettings;
-  };
-  const isPush = protocolOf(r.url) === "push";
-  return {
-    assertions: { ...NO_ASSERTIONS, ...stored.assertions },
-    request: { ...REQUEST_DEFAULTS, ...stored.request },
-    dns: { ...DNS_DEFAULTS, ...stored.dns },
-    push: isPush
-      ? {
-          graceSeconds: stored.push?.graceSeconds ?? PUSH_DEFAULTS.graceSeconds,
-          lastCallAt: r.push_last_at === null ? null : Date.parse(r.push_last_at),
-          lastStatus: r.push_last_status === "down" ? "down" : r.push_last_status === "up" ? "up" : null,
-          lastMessage: r.push_last_message,
-          lastMs: r.push_last_ms,
-          since: Date.parse(r.push_since ?? r.created_at),
-        }
-      : null,
-  };
+  return rows.map((claimed) => ({ ...claimed, owner: opts.owner }));
 }
 
 /**
@@ -189,7 +130,7 @@ export async function sweep(store: Store, now: number, limit = 500): Promise<Rec
   return store.transaction(async (trx) => {
     const sites = await store.checks.lockSites(trx, due);
     // Another engine may have judged them meanwhile.
-    for (const [id, site] of sites) if (site.rejudge_at === null || site.rejudge_at > iso(now)) sites.delete(id);
+    for (const [id, site] of sites) if (site.rejudgeAt === null || site.rejudgeAt > iso(now)) sites.delete(id);
     const judged = await judgeSites(store, trx, sites, [], now);
     return { sites: [...sites.keys()], ...judged, pagesChanged: judged.pagesChanged || published > 0 };
   });
@@ -233,8 +174,8 @@ export function pruneResults(store: Store, before: number, batch = 5000): Promis
  */
 async function judgeSites(
   store: Store,
-  trx: Kysely<Database>,
-  sites: Map<string, SiteRow>,
+  trx: Transaction,
+  sites: Map<string, MonitoredSite>,
   outcomes: Outcome[],
   now: number,
 ): Promise<{ pagesChanged: boolean; rows: number }> {
@@ -244,16 +185,20 @@ async function judgeSites(
     windowsOf: conditionsDue(rows, outcomes, now),
     windowFrom: iso(now - THRESHOLDS.chronic.windowHours * 3_600_000),
   });
-  const recent = groupBy(
-    data.recent.flatMap((s) => (JSON.parse(s.recent) as ResultSummary[]).map((r) => ({ siteId: s.site_id, ...r }))),
-    (r) => r.siteId,
-  );
   const ids = [...sites.keys()];
   const [maintenance, rules] = await Promise.all([
     store.maintenance.occurrencesOf(trx, ids, iso(now - MAINTENANCE_REACH_MS), iso(now + MAINTENANCE_REACH_MS)),
     store.alerts.settings(trx, ids),
   ]);
-  const judgement = judge({ now, sites: rows, recent, outcomes, windows: data.windows, maintenance, rules });
+  const judgement = judge({
+    now,
+    sites: rows,
+    recent: data.recent,
+    outcomes,
+    windows: data.windows,
+    maintenance,
+    rules,
+  });
   const showing = await store.checks.showing(
     trx,
     judgement.moves.map((m) => m.siteId),

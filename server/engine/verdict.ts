@@ -1,23 +1,12 @@
 import type { SiteState } from "../contract/site.ts";
 import { groupBy } from "../group-by.ts";
+import type { ResultSummary } from "../store/monitored.ts";
 import { THRESHOLDS } from "./thresholds.ts";
 
 /** What a site's healthSummary says before the engine has judged it. */
 export const NOT_CHECKED_SUMMARY = "Not checked yet.";
 
-/** What the verdict needs of one check result. */
-export interface ResultSummary {
-  region: string;
-  /** When the check started, in ms since the epoch. */
-  at: number;
-  ok: boolean;
-  responseMs: number | null;
-  error: string | null;
-  /** A ping check answered only in part: the share of echo requests lost (omitted when none was). */
-  lossPercent?: number;
-  /** A failure that is down at once, unconfirmed by another (the job reported it: Outcome.confirmed). */
-  confirmed?: boolean;
-}
+export type { ResultSummary } from "../store/monitored.ts";
 
 export interface HealthInput {
   now: number;

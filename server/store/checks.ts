@@ -1,9 +1,19 @@
 import { type Insertable, type Kysely, sql } from "kysely";
+import type { IncidentPolicy } from "../contract/status-page.ts";
 import type { AlertQueries, OutboxRow } from "./alerts.ts";
 import { type Connection, newId, Queries } from "./connection.ts";
 import type { IncidentQueries } from "./incidents.ts";
-import type { Database, SiteRow } from "./schema.ts";
-import type { PageQueries } from "./status-pages.ts";
+import {
+  type ClaimedCheck,
+  changeColumns,
+  claimedCheck,
+  type MonitoredSite,
+  monitoredSite,
+  type ResultSummary,
+  type SiteChange,
+} from "./monitored.ts";
+import type { Database } from "./schema.ts";
+import { incidentPolicyOf, type PageQueries } from "./status-pages.ts";
 
 /** A new, resumed or reconfigured site is checked at a random moment within this many ms: soon, but spread. */
 export const FIRST_CHECK_SPREAD_MS = 3000;
@@ -39,30 +49,6 @@ export async function scheduleSoon(trx: Kysely<Database>, siteId: string, region
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** A claimed check as stored: its region's schedule row and the site's settings (JSON columns as text). */
-export interface ClaimedRow {
-  site_id: string;
-  region: string;
-  next_check_at: string;
-  recent: string;
-  url: string;
-  method: string;
-  headers: string;
-  timeout: number;
-  check_interval: number;
-  success_codes: string;
-  error_codes: string;
-  slow_threshold_ms: number;
-  domain_checked_at: string | null;
-  settings: string;
-  created_at: string;
-  push_since: string | null;
-  push_last_at: string | null;
-  push_last_status: string | null;
-  push_last_message: string | null;
-  push_last_ms: number | null;
-}
 
 /** A check that ran, to be written while its lease is still `owner`'s. */
 export interface FinishedCheck {
@@ -113,7 +99,8 @@ export interface ShowingItem {
   site_id: string;
   label: string;
   created_at: string;
-  incident_policy: string;
+  /** Its page's incident policy. */
+  policy: IncidentPolicy;
 }
 
 /**
@@ -144,7 +131,7 @@ export type IncidentWrite =
 /** Everything judging changes, written in the caller's transaction by writeJudged. */
 export interface JudgedWrites {
   /** Each judged site's changed columns, in the order the sites were locked. */
-  sites: { id: string; change: Partial<SiteRow> }[];
+  sites: { id: string; change: SiteChange }[];
   stats: StatDelta[];
   /** In order: incident ids follow it. */
   incidents: IncidentWrite[];
@@ -154,8 +141,8 @@ export interface JudgedWrites {
 
 /** What judging a set of sites reads besides the sites themselves. */
 export interface JudgingData {
-  /** Each region's recent results (site_checks.recent, JSON text), by site. */
-  recent: { site_id: string; recent: string }[];
+  /** Every region's recent results of each site, by site id. */
+  recent: Map<string, ResultSummary[]>;
   /**
    * Checks, and slow or failed ones, since the window's start, of the sites asked for; and when each was first
    * checked (its oldest raw result), so that the condition waits for a whole window.
@@ -202,7 +189,7 @@ export class CheckQueries extends Queries {
     now: number;
     limit: number;
     leaseMarginMs: number;
-  }): Promise<ClaimedRow[]> {
+  }): Promise<ClaimedCheck[]> {
     const now = iso(opts.now);
     return this.transaction(async (trx) => {
       const rows = await trx
@@ -251,7 +238,7 @@ export class CheckQueries extends Queries {
           rows.map((r) => r.site_id),
         )
         .execute();
-      return rows;
+      return rows.map(claimedCheck);
     });
   }
 
@@ -268,7 +255,7 @@ export class CheckQueries extends Queries {
    * Locks the sites for the rest of the transaction and reads them (PostgreSQL; in id order so that two engines
    * never deadlock), by id.
    */
-  async lockSites(trx: Kysely<Database>, ids: string[]): Promise<Map<string, SiteRow>> {
+  async lockSites(trx: Kysely<Database>, ids: string[]): Promise<Map<string, MonitoredSite>> {
     const sorted = [...ids].sort();
     const rows = await trx
       .selectFrom("sites")
@@ -277,7 +264,7 @@ export class CheckQueries extends Queries {
       .orderBy("id")
       .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
       .execute();
-    return new Map(rows.map((r) => [r.id, r]));
+    return new Map(rows.map((r) => [r.id, monitoredSite(r)]));
   }
 
   /**
@@ -335,11 +322,15 @@ export class CheckQueries extends Queries {
     siteIds: string[],
     opts: { windowsOf: string[]; windowFrom: string },
   ): Promise<JudgingData> {
-    const recent = await trx
+    const schedules = await trx
       .selectFrom("site_checks")
       .select(["site_id", "recent"])
       .where("site_id", "in", siteIds)
       .execute();
+    const recent = new Map<string, ResultSummary[]>();
+    for (const { site_id, recent: kept } of schedules) {
+      recent.set(site_id, [...(recent.get(site_id) ?? []), ...(JSON.parse(kept) as ResultSummary[])]);
+    }
     const windows = new Map<string, { checks: number; slowOrFailed: number; firstAt: string | null }>();
     if (opts.windowsOf.length > 0) {
       const rows = await trx
@@ -408,7 +399,10 @@ export class CheckQueries extends Queries {
       .where((eb) => eb.or([eb("resolved_at", "is", null), eb("resolved_at", ">=", since)]))
       .orderBy("id")
       .execute();
-    return { items, incidents };
+    return {
+      items: items.map(({ incident_policy, ...item }) => ({ ...item, policy: incidentPolicyOf(incident_policy) })),
+      incidents,
+    };
   }
 
   /**
@@ -456,7 +450,7 @@ export class CheckQueries extends Queries {
   async writeJudged(trx: Kysely<Database>, writes: JudgedWrites, now: string): Promise<number> {
     let rows = 0;
     for (const { id, change } of writes.sites) {
-      await trx.updateTable("sites").set(change).where("id", "=", id).execute();
+      await trx.updateTable("sites").set(changeColumns(change)).where("id", "=", id).execute();
       rows++;
     }
     rows += await this.addStats(trx, writes.stats, now);

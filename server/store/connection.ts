@@ -16,6 +16,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return e?.code === "23505" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
 
+/**
+ * A transaction of the store: its methods take one so that several of them write together. Code outside
+ * server/store/ only passes it along; queries are built here (the architecture test finds any built elsewhere).
+ */
+export type Transaction = Kysely<Database>;
+
 /** The database and its dialect, with the two things whose SQL differs between dialects: transactions and locks. */
 export class Connection {
   constructor(
@@ -28,7 +34,7 @@ export class Connection {
    * otherwise fail at once with SQLITE_BUSY when another process holds the write lock, instead of waiting for it
    * (busy_timeout).
    */
-  transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (trx: Transaction) => Promise<T>): Promise<T> {
     if (this.dialect === "postgres") return this.db.transaction().execute(fn);
     return this.db.connection().execute(async (conn) => {
       await sql`begin immediate`.execute(conn);
@@ -63,7 +69,7 @@ export abstract class Queries {
     return this.connection.dialect;
   }
 
-  protected transaction<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  protected transaction<T>(fn: (trx: Transaction) => Promise<T>): Promise<T> {
     return this.connection.transaction(fn);
   }
 }

@@ -3,6 +3,7 @@
  * row pins one thing the verdict decides (state, incident, statistics, conditions), so a broken judge fails here.
  */
 import { afterEach, describe, expect, test, vi } from "vitest";
+import { IncidentPolicy } from "../../server/contract/status-page.ts";
 import {
   CONDITIONS_EVERY_MS,
   conditionsDue,
@@ -15,10 +16,10 @@ import {
 import type { DueCheck, Outcome } from "../../server/engine/outcome.ts";
 import type { ResultSummary } from "../../server/engine/verdict.ts";
 import type { AutomaticIncident, Showing, ShowingItem } from "../../server/store/checks.ts";
-
-const IMMEDIATELY = JSON.stringify({ publish: "immediately" });
-
+import { changeColumns, type MonitoredSite, monitoredSite } from "../../server/store/monitored.ts";
 import type { SiteRow } from "../../server/store/schema.ts";
+
+const IMMEDIATELY = IncidentPolicy.parse({ publish: "immediately" });
 
 const NOW = Date.parse("2026-11-21T12:00:00Z");
 const MIN = 60_000;
@@ -26,8 +27,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Fresh for two intervals (60 s) plus the timeout (30 s). */
 const FRESH_MS = 2 * MIN + 30_000;
 
-function site(overrides: Partial<SiteRow> = {}): SiteRow {
-  return {
+/** A site as stored (its row, with `overrides`), read as the store gives it to the judge. */
+function site(overrides: Partial<SiteRow> = {}): MonitoredSite {
+  return monitoredSite({
     id: "site-a",
     workspace_id: "w",
     version: 0,
@@ -79,7 +81,7 @@ function site(overrides: Partial<SiteRow> = {}): SiteRow {
     conditions_at: iso(NOW - MIN),
     domain_checked_at: null,
     ...overrides,
-  };
+  });
 }
 
 /** Results of one region, newest first: "u" up (120 ms), "d" down, or an up check's response time. */
@@ -142,7 +144,7 @@ function judged(given: Given) {
   const showing: Showing = {
     items: given.items
       .filter((i) => moving.has(i.site_id))
-      .map((i, n) => ({ id: n + 1, created_at: iso(NOW - 86_400_000), incident_policy: IMMEDIATELY, ...i })),
+      .map((i, n) => ({ id: n + 1, created_at: iso(NOW - 86_400_000), policy: IMMEDIATELY, ...i })),
     incidents: given.openIncidents
       .filter((i) => i.site_id !== null && moving.has(i.site_id))
       .map((i) => ({ started_at: iso(NOW - 3_600_000), resolved_at: null, ...i })),
@@ -150,7 +152,11 @@ function judged(given: Given) {
   return { ...j, incidents: incidentWrites(j.moves, showing, given.now) };
 }
 
-const changeOf = (j: ReturnType<typeof judge>, id = "site-a") => j.sites.find((s) => s.id === id)?.change;
+/** A site's change as the columns it writes (the store encodes it so). */
+const changeOf = (j: ReturnType<typeof judge>, id = "site-a") => {
+  const change = j.sites.find((s) => s.id === id)?.change;
+  return change && changeColumns(change);
+};
 
 afterEach(() => {
   vi.useRealTimers();
@@ -741,7 +747,8 @@ describe("judge: expiry reminders and renewals (issue 18)", () => {
       }),
       reminded: last ? JSON.stringify({ certificate: last }) : null,
     });
-  const reminders = (s: SiteRow) => judge(input({ sites: [s] })).alerts.filter((a) => a.type.startsWith("certificate"));
+  const reminders = (s: MonitoredSite) =>
+    judge(input({ sites: [s] })).alerts.filter((a) => a.type.startsWith("certificate"));
   const expiresAt = (left: number) => iso(NOW + left * DAY + 3_600_000);
 
   test("far from expiry: nothing, but what was judged is kept", () => {
@@ -837,7 +844,7 @@ describe("alerts of chronic performance and repeats (issue 18)", () => {
     const repeats = new Map([["site-a", 30]]);
     const told = judge(input({ sites: [down(30)], recent, repeats }));
     expect(told.alerts).toEqual([expect.objectContaining({ type: "site.still_down", downSince: iso(NOW - 60 * MIN) })]);
-    expect(told.sites[0]?.change.alerted_at).toBe(iso(NOW));
+    expect(told.sites[0]?.change.alertedAt).toBe(iso(NOW));
     expect(judge(input({ sites: [down(29)], recent, repeats })).alerts).toEqual([]);
     expect(judge(input({ sites: [down(300)], recent })).alerts).toEqual([]);
   });
@@ -851,10 +858,10 @@ describe("alerts of chronic performance and repeats (issue 18)", () => {
     expect(during.alerts).toEqual([]);
     expect(during.incidents).toEqual([]);
     expect(during.stats).toEqual([]);
-    expect(during.sites[0]?.change).toMatchObject({ in_maintenance: 1, state: "unhealthy" });
+    expect(changeOf(during)).toMatchObject({ in_maintenance: 1, state: "unhealthy" });
     // A paused site, which nothing checks, is judged again as the window ends (its items read maintenance until then).
     const paused = judge(input({ sites: [site({ pause: 1 })], maintenance: held }));
-    expect(paused.sites[0]?.change).toMatchObject({ in_maintenance: 1, rejudge_at: iso(NOW + 30 * MIN) });
+    expect(changeOf(paused)).toMatchObject({ in_maintenance: 1, rejudge_at: iso(NOW + 30 * MIN) });
     expect(paused.pagesChanged).toBe(true);
     const ended = judged(input({ sites: [site({ state: "unhealthy", in_maintenance: 1 })], recent }));
     expect(ended.alerts.map((a) => a.type)).toEqual(["site.down"]);
