@@ -37,7 +37,6 @@ import { fileURLToPath } from "node:url";
 import { createToken, createUser } from "../server/accounts/accounts.ts";
 import { SecretBox } from "../server/accounts/sealed.ts";
 import { AlertSender } from "../server/alerts/sender.ts";
-import { newSiteRow } from "../server/api/sites.ts";
 import { createApp } from "../server/app.ts";
 import { createEngine, createSender } from "../server/cli/engine.ts";
 import { systemClock } from "../server/clock.ts";
@@ -46,6 +45,7 @@ import { SiteCreate } from "../server/contract/site.ts";
 import { alertWrites } from "../server/engine/alert-writes.ts";
 import { createLogger } from "../server/log.ts";
 import { newId } from "../server/store/connection.ts";
+import { newSiteRecord } from "../server/store/site-columns.ts";
 import { openStore, type Store } from "../server/store/store.ts";
 import { insertScheduledSites } from "../test/support/fixtures.ts";
 import { quantile } from "./stats.ts";
@@ -230,7 +230,7 @@ async function seed(store: Store, workspaceId: string, url: string): Promise<str
       const id = j.toString(16).padStart(24, "0");
       ids.push(id);
       rows.push(
-        newSiteRow(
+        newSiteRecord(
           workspaceId,
           // Not parsed: the interval may be compressed below what the API accepts.
           {

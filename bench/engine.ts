@@ -19,11 +19,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createUser } from "../server/accounts/accounts.ts";
 import { newPushToken, PushInbox } from "../server/api/push.ts";
-import { newSiteRow } from "../server/api/sites.ts";
 import { systemClock } from "../server/clock.ts";
 import { SiteCreate } from "../server/contract/site.ts";
 import { Engine } from "../server/engine/engine.ts";
 import { createLogger } from "../server/log.ts";
+import { newSiteRecord } from "../server/store/site-columns.ts";
 import { openStore, type Store } from "../server/store/store.ts";
 import { makeCertificates } from "../test/support/certificates.ts";
 import { insertScheduledSites } from "../test/support/fixtures.ts";
@@ -88,7 +88,7 @@ async function seed(store: Store, mix: Kind[]): Promise<{ workspaceId: string; p
       const kind = mix[j % mix.length] as Kind;
       const push = kind === "push" ? newPushToken() : undefined;
       if (push) pushHashes.push(push.hash);
-      const row = newSiteRow(
+      const row = newSiteRecord(
         owner.workspaceId,
         // Not parsed: the benchmark may compress the interval below what the API accepts.
         { ...SiteCreate.parse({ ...KINDS[kind], name: `Site ${j}`, timeout: 10 }), checkInterval: intervalS },

@@ -5,9 +5,9 @@ import { sql } from "kysely";
 import pg from "pg";
 import { expect, test } from "vitest";
 import { bootstrapOwner } from "../server/accounts/accounts.ts";
-import { newSiteRow } from "../server/api/sites.ts";
 import { SiteCreate } from "../server/contract/site.ts";
 import { isUniqueViolation, newId } from "../server/store/connection.ts";
+import { newSiteRecord } from "../server/store/site-columns.ts";
 import { openStore, type Store } from "../server/store/store.ts";
 import { describeStores, POSTGRES_ADMIN_URL, seedOwner, useStore } from "./helpers.ts";
 
@@ -82,7 +82,7 @@ describeStores("store", (kind) => {
     const owner = await seedOwner(store);
     const now = new Date().toISOString();
     const siteId = newId();
-    const site = newSiteRow(
+    const site = newSiteRecord(
       owner.workspaceId,
       SiteCreate.parse({ url: "https://example.com", name: "S", checkInterval: 60, timeout: 10 }),
       now,

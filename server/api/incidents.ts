@@ -17,10 +17,12 @@ import {
 } from "../contract/status-page.ts";
 import { invalidField, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
-import type { ItemRow } from "../store/schema.ts";
+import type { Store } from "../store/store.ts";
 import { ownerIncidentView } from "../views/page-views.ts";
 import { loadWorkspacePage, PageParams, type PageResourceDeps } from "./workspace-pages.ts";
 
+/** A page's items as the store lists them. */
+type PageItems = Awaited<ReturnType<Store["pages"]["listItems"]>>;
 /** How many incidents the owner's incident list returns, newest first. */
 export const OWNER_INCIDENT_LIMIT = 100;
 
@@ -47,7 +49,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
     if (!(await store.incidents.get(pageId, incidentId))) throw notFound("Incident");
   };
   /** The incident as its owner reads it, its affected items among the page's (`items`, when already read). */
-  const loadIncident = async (pageId: number, incidentId: number, items?: ItemRow[]) => {
+  const loadIncident = async (pageId: number, incidentId: number, items?: PageItems) => {
     const found = await store.incidents.get(pageId, incidentId);
     if (!found) throw notFound("Incident");
     const pageItems = items ?? (await store.pages.listItems([pageId]));

@@ -4,20 +4,8 @@ import { ItemCreate, ItemId, ItemPatch, OwnerItem, PageId } from "../contract/st
 import { conflict, invalidField, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
 import { isUniqueViolation } from "../store/connection.ts";
-import type { ItemRow } from "../store/schema.ts";
+import { ownerItem } from "../store/status-pages.ts";
 import { loadWorkspacePage, PageParams, type PageResourceDeps } from "./workspace-pages.ts";
-
-/** An item as its page's owner sees it. */
-export function itemView(row: ItemRow): OwnerItem {
-  return {
-    id: row.id,
-    siteId: row.site_id,
-    label: row.label,
-    visible: row.visible === 1,
-    position: row.position,
-    createdAt: row.created_at,
-  };
-}
 
 const ItemParams = z.object({ id: PageId, itemId: ItemId });
 
@@ -60,7 +48,7 @@ export function itemRoutes({ store, clock, changed }: PageResourceDeps) {
           });
         await store.pages.touch(params.id, at);
         changed();
-        return envelope(201, "Item added", itemView(row));
+        return envelope(201, "Item added", ownerItem(row));
       },
     }),
     route({
@@ -77,18 +65,11 @@ export function itemRoutes({ store, clock, changed }: PageResourceDeps) {
       errors: [400, 401, 403, 404, 413, 415],
       async handler({ params, body, principal }) {
         await loadWorkspacePage(store, principal, params.id);
-        const changes: Partial<ItemRow> = {};
-        if (body.label !== undefined) changes.label = body.label;
-        if (body.visible !== undefined) changes.visible = body.visible ? 1 : 0;
-        if (body.position !== undefined) changes.position = body.position;
-        const row =
-          Object.keys(changes).length > 0
-            ? await store.pages.updateItem(params.id, params.itemId, changes)
-            : (await store.pages.listItems([params.id])).find((i) => i.id === params.itemId);
+        const row = await store.pages.updateItem(params.id, params.itemId, body);
         if (!row) throw notFound("Item");
         await store.pages.touch(params.id, now());
         changed();
-        return envelope(200, "Item updated", itemView(row));
+        return envelope(200, "Item updated", ownerItem(row));
       },
     }),
     route({

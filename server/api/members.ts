@@ -25,7 +25,7 @@ import {
 import { ApiError, conflict, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
 import type { Logger } from "../log.ts";
-import type { TokenRow } from "../store/schema.ts";
+import { apiToken } from "../store/accounts.ts";
 import type { Store } from "../store/store.ts";
 import { sessionOnly } from "./session.ts";
 
@@ -36,14 +36,6 @@ export interface MemberDeps {
   mailer: AccountMailer;
   logger: Logger;
 }
-
-const tokenView = (row: TokenRow): z.input<typeof ApiToken> => ({
-  id: row.id,
-  name: row.name,
-  createdAt: row.created_at,
-  lastUsedAt: row.last_used_at,
-  revokedAt: row.revoked_at,
-});
 
 type MemberRow = Awaited<ReturnType<Store["sessions"]["members"]>>[number];
 
@@ -231,7 +223,7 @@ export function memberRoutes({ store, clock, publicUrl, mailer, logger }: Member
       errors: [401],
       handler: async ({ principal }) => {
         const rows = await store.accounts.listTokens(principal.userId);
-        return envelope(200, "OK", rows.map(tokenView));
+        return envelope(200, "OK", rows.map(apiToken));
       },
     }),
     route({

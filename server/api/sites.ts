@@ -1,21 +1,10 @@
 import { Resolver } from "node:dns/promises";
 import { isIP } from "node:net";
-import type { Insertable } from "kysely";
 import { z } from "zod";
 import type { SecretBox } from "../accounts/sealed.ts";
 import type { Clock } from "../clock.ts";
 import { Envelope, envelope, PageQuery } from "../contract/common.ts";
-import {
-  DNS_DEFAULTS,
-  type HttpRequestInput,
-  misplacedSetting,
-  NO_ASSERTIONS,
-  PUSH_DEFAULTS,
-  PushToken,
-  protocolOf,
-  REQUEST_DEFAULTS,
-  type StoredHttpRequest,
-} from "../contract/monitor.ts";
+import { misplacedSetting, PushToken, protocolOf } from "../contract/monitor.ts";
 import {
   OVERVIEW_DAYS,
   OVERVIEW_HOURS,
@@ -36,158 +25,22 @@ import {
   TargetCheckResult,
 } from "../contract/site.ts";
 import { uptimePercent } from "../contract/status.ts";
-import { NOT_CHECKED_SUMMARY } from "../engine/verdict.ts";
 import { conflict, invalidField, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
 import { addressRefusal, PRIVATE_TARGETS_SETTING } from "../net/address-policy.ts";
 import type { Principal } from "../store/accounts.ts";
-import { newId } from "../store/connection.ts";
-import type { Database, SiteRow } from "../store/schema.ts";
+import {
+  keptPasswordMovesOrigin,
+  newSiteRecord,
+  type Seal,
+  settingsColumn,
+  siteColumns,
+  siteView,
+} from "../store/site-columns.ts";
 import type { Store } from "../store/store.ts";
 import type { ReadModel } from "../views/read-model.ts";
-import { loadSiteRecord, type SiteRecord, siteAnswer, siteRecordKey, siteView } from "../views/site-detail.ts";
+import { loadSiteRecord, type SiteRecord, siteAnswer, siteRecordKey } from "../views/site-detail.ts";
 import { newPushToken, type PushInbox, pushUrl } from "./push.ts";
-
-/** Column values for a site's writable fields. */
-type WritableColumns = Pick<
-  SiteRow,
-  | "url"
-  | "name"
-  | "method"
-  | "headers"
-  | "check_interval"
-  | "timeout"
-  | "parent_group"
-  | "pause"
-  | "notes"
-  | "success_codes"
-  | "error_codes"
-  | "enabled"
-  | "regions"
-  | "slow_threshold_ms"
-  | "wordpress"
-  | "tags"
->;
-
-function siteColumns(input: Partial<SiteCreate> & Pick<SitePatch, "wordpress">): Partial<WritableColumns> {
-  const out: Partial<WritableColumns> = {};
-  if (input.url !== undefined) out.url = input.url;
-  if (input.name !== undefined) out.name = input.name;
-  if (input.method !== undefined) out.method = input.method;
-  if (input.headers !== undefined) out.headers = JSON.stringify(input.headers);
-  if (input.checkInterval !== undefined) out.check_interval = input.checkInterval;
-  if (input.timeout !== undefined) out.timeout = input.timeout;
-  if (input.parentGroup !== undefined) out.parent_group = input.parentGroup;
-  if (input.pause !== undefined) out.pause = input.pause ? 1 : 0;
-  if (input.notes !== undefined) out.notes = input.notes;
-  if (input.successCodes !== undefined) out.success_codes = JSON.stringify(input.successCodes);
-  if (input.errorCodes !== undefined) out.error_codes = JSON.stringify(input.errorCodes);
-  if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
-  if (input.regions !== undefined) out.regions = JSON.stringify([...new Set(input.regions)]);
-  if (input.slowThresholdMs !== undefined) out.slow_threshold_ms = input.slowThresholdMs;
-  if (input.wordpress !== undefined) out.wordpress = JSON.stringify(input.wordpress);
-  if (input.tags !== undefined) out.tags = JSON.stringify(input.tags);
-  return out;
-}
-
-type KindSettings = Pick<SitePatch, "assertions" | "request" | "dns" | "push">;
-
-/** Seals a credential at rest (accounts/sealed.ts); only a basic-auth password needs it here. */
-export type Seal = (plain: string) => string;
-const noSeal: Seal = () => {
-  throw new Error("no secret box to seal a basic-auth password with");
-};
-
-/**
- * An http(s) site's request settings as stored: the given ones replace the stored ones whole, except a basic-auth
- * password left out, which keeps the stored one (the edit form never has it to send back). An empty password is
- * stored as none.
- */
-function storedRequest(given: HttpRequestInput | undefined, prior: StoredHttpRequest | undefined, seal: Seal) {
-  if (given === undefined) return prior ?? REQUEST_DEFAULTS;
-  const auth = given.basicAuth;
-  const kept = prior?.basicAuth?.sealedPassword ?? null;
-  const sealedPassword = auth?.password === undefined ? kept : auth.password === "" ? null : seal(auth.password);
-  return {
-    body: given.body,
-    followRedirects: given.followRedirects,
-    basicAuth: auth ? { username: auth.username, sealedPassword } : null,
-  } satisfies StoredHttpRequest;
-}
-
-/**
- * Whether a change would send a stored basic-auth password to another origin (scheme, host or port) than the one it
- * was given for: a new address of the same kind, with basic auth kept and no password given. Refused, so that a
- * member who may edit sites cannot aim a password the API never shows at a host of their own.
- */
-function keptPasswordMovesOrigin(from: string, stored: string, to: string, given: HttpRequestInput | undefined) {
-  const kinds = [protocolOf(from), protocolOf(to)];
-  if (!kinds.every((k) => k === "http" || k === "https")) return false;
-  if (new URL(from).origin === new URL(to).origin) return false;
-  const prior = (JSON.parse(stored) as { request?: StoredHttpRequest }).request;
-  if (!prior?.basicAuth?.sealedPassword) return false;
-  const auth = given === undefined ? prior.basicAuth : given.basicAuth;
-  return auth !== null && !("password" in auth && auth.password !== undefined);
-}
-
-/**
- * The settings column of a site at `url`: for its kind only, what was given over what was stored, the defaults
- * under both. Settings of another kind are dropped (the contract refuses them when sent): an address changed from
- * https:// to dns:// keeps no assertions.
- */
-function settingsColumn(url: string, given: KindSettings, stored = "{}", hint?: string, seal = noSeal): string {
-  const protocol = protocolOf(url);
-  const prior = JSON.parse(stored) as Omit<KindSettings, "request"> & {
-    push?: { hint?: string };
-    request?: StoredHttpRequest;
-  };
-  const out: Record<string, unknown> = {};
-  if (protocol === "http" || protocol === "https") {
-    out.assertions = given.assertions ?? prior.assertions ?? NO_ASSERTIONS;
-    out.request = storedRequest(given.request, prior.request, seal);
-  }
-  if (protocol === "dns") out.dns = given.dns ?? prior.dns ?? DNS_DEFAULTS;
-  if (protocol === "push") {
-    out.push = { ...(given.push ?? prior.push ?? PUSH_DEFAULTS), hint: hint ?? prior.push?.hint ?? "" };
-  }
-  return JSON.stringify(out);
-}
-
-/** A new site's row: its writable fields as given, everything the engine computes not known yet. */
-export function newSiteRow(
-  workspaceId: string,
-  input: SiteCreate,
-  now: string,
-  id = newId(),
-  push?: { hash: string; hint: string },
-  seal: Seal = noSeal,
-) {
-  return {
-    id,
-    workspace_id: workspaceId,
-    version: 0,
-    ...(siteColumns(input) as WritableColumns),
-    settings: settingsColumn(input.url, input, "{}", push?.hint, seal),
-    ...(push ? { push_token_hash: push.hash, push_since: now } : {}),
-    has_certificate_error: 0,
-    is_frozen: 0,
-    legacy_status: input.pause ? "paused" : "active",
-    state: "unknown",
-    health_summary: NOT_CHECKED_SUMMARY,
-    last_check_time: null,
-    last_response_ms: null,
-    ssl_info: null,
-    domain_info: null,
-    domain_expiration: null,
-    wordpress: null,
-    created_at: now,
-    updated_at: now,
-    judged_at: null,
-    rejudge_at: null,
-    conditions_at: null,
-    domain_checked_at: null,
-  } satisfies Insertable<Database["sites"]>;
-}
 
 export interface SiteDeps {
   store: Store;
@@ -466,7 +319,7 @@ export function siteRoutes({
       async handler({ body, principal: p }) {
         const now = clock.now().toISOString();
         const push = protocolOf(body.url) === "push" ? newPushToken() : null;
-        const row = newSiteRow(p.workspaceId, body, now, undefined, push ?? undefined, seal);
+        const row = newSiteRecord(p.workspaceId, body, now, undefined, push ?? undefined, seal);
         await store.sites.insert(row);
         changed();
         const { body: created } = await detail(p, row.id, STAT_DAYS.default);

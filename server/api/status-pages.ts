@@ -19,9 +19,8 @@ import { badRequest, conflict, invalidField, limitReached, notFound } from "../h
 import { route } from "../http/route.ts";
 import { isUniqueViolation } from "../store/connection.ts";
 import type { ItemRow, PageRow } from "../store/schema.ts";
-import { IMAGE_KINDS, incidentPolicyOf, storedVisibility, visibilityOf } from "../store/status-pages.ts";
+import { IMAGE_KINDS, incidentPolicyOf, ownerItem, storedVisibility, visibilityOf } from "../store/status-pages.ts";
 import { checkImage } from "./images.ts";
-import { itemView } from "./items.ts";
 import { loadWorkspacePage, PageParams, type PageResourceDeps } from "./workspace-pages.ts";
 
 export interface StatusPageDeps extends PageResourceDeps {
@@ -57,7 +56,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
     incidentPolicy: incidentPolicyOf(row.incident_policy),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    items: items.filter((i) => i.page_id === row.id).map(itemView),
+    items: items.filter((i) => i.page_id === row.id).map(ownerItem),
   });
   const withItems = async (row: PageRow) => pageView(row, await store.pages.listItems([row.id]));
   const onUnique = (error: unknown): never => {

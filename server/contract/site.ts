@@ -330,6 +330,9 @@ export const SiteCreated = SiteDetail.extend({
     .meta({ description: "push sites only: the address the job calls; shown in this answer only, keep it secret" }),
 }).meta({ id: "SiteCreated" });
 
+/** What a site's healthSummary says before the engine has judged it. */
+export const NOT_CHECKED_SUMMARY = "Not checked yet.";
+
 export const STAT_DAYS = { default: 30, min: 1, max: 90 } as const;
 
 /**

@@ -359,6 +359,8 @@ export const ItemPatch = z
   })
   .meta({ id: "ItemPatch" });
 
+export type ItemPatch = z.infer<typeof ItemPatch>;
+
 export const OwnerItem = z
   .object({
     id: z.int(),

@@ -3,9 +3,6 @@ import { groupBy } from "../group-by.ts";
 import type { ResultSummary } from "../store/monitored.ts";
 import { THRESHOLDS } from "./thresholds.ts";
 
-/** What a site's healthSummary says before the engine has judged it. */
-export const NOT_CHECKED_SUMMARY = "Not checked yet.";
-
 export type { ResultSummary } from "../store/monitored.ts";
 
 export interface HealthInput {

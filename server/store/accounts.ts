@@ -1,9 +1,22 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
+import type { z } from "zod";
+import type { ApiToken } from "../contract/session.ts";
 import { type Connection, newId, Queries } from "./connection.ts";
 import type { Database, TokenRow } from "./schema.ts";
 
 /** The caller behind a valid token. */
+/** A token as its owner's list shows it (never its secret). */
+export function apiToken(row: TokenRow): z.input<typeof ApiToken> {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
 export interface Principal {
   tokenId: string;
   userId: string;

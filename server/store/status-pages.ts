@@ -1,7 +1,25 @@
 import type { Kysely } from "kysely";
-import { DEFAULT_INCIDENT_POLICY, IncidentPolicy, type Visibility } from "../contract/status-page.ts";
+import {
+  DEFAULT_INCIDENT_POLICY,
+  IncidentPolicy,
+  type ItemPatch,
+  type OwnerItem,
+  type Visibility,
+} from "../contract/status-page.ts";
 import { Queries } from "./connection.ts";
 import type { Database, ItemRow, PageRow } from "./schema.ts";
+
+/** An item as its page's owner sees it. */
+export function ownerItem(row: ItemRow): OwnerItem {
+  return {
+    id: row.id,
+    siteId: row.site_id,
+    label: row.label,
+    visible: row.visible === 1,
+    position: row.position,
+    createdAt: row.created_at,
+  };
+}
 
 /**
  * A page's visibility as the status_pages.visibility column holds it. A password-protected page is stored as
@@ -209,7 +227,20 @@ export class PageQueries extends Queries {
     return row?.p === null || row?.p === undefined ? 0 : Number(row.p) + 1;
   }
 
-  async updateItem(pageId: number, id: number, changes: Partial<ItemRow>): Promise<ItemRow | undefined> {
+  /** Changes an item's label, visibility or position (what the patch names); the item, or undefined if none. */
+  async updateItem(pageId: number, id: number, patch: ItemPatch): Promise<ItemRow | undefined> {
+    const changes: Partial<ItemRow> = {};
+    if (patch.label !== undefined) changes.label = patch.label;
+    if (patch.visible !== undefined) changes.visible = patch.visible ? 1 : 0;
+    if (patch.position !== undefined) changes.position = patch.position;
+    if (Object.keys(changes).length === 0) {
+      return this.db
+        .selectFrom("status_page_items")
+        .selectAll()
+        .where("id", "=", id)
+        .where("page_id", "=", pageId)
+        .executeTakeFirst();
+    }
     return this.db
       .updateTable("status_page_items")
       .set(changes)

@@ -1,98 +1,11 @@
 import { utcDayBefore } from "../clock.ts";
 import { ROLE_PERMISSIONS, type RoleName } from "../contract/account.ts";
 import { envelope } from "../contract/common.ts";
-import {
-  DNS_DEFAULTS,
-  type DnsSettings,
-  type HttpAssertions,
-  type HttpRequest,
-  NO_ASSERTIONS,
-  PUSH_DEFAULTS,
-  type PushSettings,
-  protocolOf,
-  REQUEST_DEFAULTS,
-  type StoredHttpRequest,
-} from "../contract/monitor.ts";
-import { type Site, type SiteDetail, type SiteState, STAT_DAYS, type StatEntry } from "../contract/site.ts";
-import { roundPercent, siteStatus, uptimePercent } from "../contract/status.ts";
+import { type Site, type SiteDetail, STAT_DAYS, type StatEntry } from "../contract/site.ts";
+import { roundPercent, uptimePercent } from "../contract/status.ts";
 import type { Principal } from "../store/accounts.ts";
-import type { SiteRow } from "../store/schema.ts";
+import { storedSite } from "../store/site-columns.ts";
 import type { Store } from "../store/store.ts";
-
-const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
-
-/** A stored site as the API shows it. */
-export function siteView(row: SiteRow): Site {
-  const pause = row.pause === 1;
-  const state = row.state as SiteState;
-  const wordpress = parseJson<{ value: boolean; manualOverride: boolean }>(row.wordpress);
-  // An address of a scheme no longer checked cannot be stored (SiteUrl); read as http(s) for safety.
-  const protocol = protocolOf(row.url) ?? (row.url.startsWith("https:") ? "https" : "http");
-  const settings = JSON.parse(row.settings) as {
-    assertions?: HttpAssertions;
-    request?: StoredHttpRequest;
-    dns?: DnsSettings;
-    push?: PushSettings;
-  };
-  const http = protocol === "http" || protocol === "https";
-  return {
-    _id: row.id,
-    id: row.id,
-    __v: row.version,
-    url: row.url,
-    protocol,
-    headers: JSON.parse(row.headers),
-    name: row.name,
-    checkInterval: row.check_interval,
-    checkIntervalMs: row.check_interval * 1000,
-    parentGroup: row.parent_group,
-    pause,
-    notes: row.notes,
-    timeout: row.timeout,
-    method: row.method as Site["method"],
-    successCodes: JSON.parse(row.success_codes),
-    errorCodes: JSON.parse(row.error_codes),
-    hasCertificateError: row.has_certificate_error === 1,
-    isFrozen: row.is_frozen === 1,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    lastCheckTime: row.last_check_time,
-    domainExpiration: row.domain_expiration,
-    legacyStatus: row.legacy_status,
-    enabled: row.enabled === 1,
-    regions: JSON.parse(row.regions),
-    healthSummary: row.health_summary,
-    sslInfo: parseJson(row.ssl_info),
-    domain: parseJson(row.domain_info),
-    ...(wordpress ? { wordpress } : {}),
-    slowThresholdMs: row.slow_threshold_ms,
-    tags: JSON.parse(row.tags),
-    assertions: http ? { ...NO_ASSERTIONS, ...settings.assertions } : null,
-    request: http ? requestView(settings.request ?? REQUEST_DEFAULTS) : null,
-    dns: protocol === "dns" ? { ...DNS_DEFAULTS, ...settings.dns } : null,
-    push:
-      protocol === "push"
-        ? {
-            graceSeconds: settings.push?.graceSeconds ?? PUSH_DEFAULTS.graceSeconds,
-            lastCallAt: row.push_last_at,
-            tokenHint:
-              row.push_token_hash === null ? "" : ((settings.push as { hint?: string } | undefined)?.hint ?? ""),
-          }
-        : null,
-    state,
-    status: siteStatus(state, pause),
-  };
-}
-
-/** Request settings as answers show them: whether a password is set, never the password (sealed or not). */
-function requestView(stored: StoredHttpRequest): HttpRequest {
-  const auth = stored.basicAuth;
-  return {
-    body: stored.body,
-    followRedirects: stored.followRedirects,
-    basicAuth: auth ? { username: auth.username, passwordSet: auth.sealedPassword !== null } : null,
-  };
-}
 
 /** Milliseconds as minutes, to a tenth. */
 const minutes = (ms: number) => Math.round(ms / 6000) / 10;
@@ -114,10 +27,8 @@ export async function loadSiteRecord(store: Store, id: string, now: Date): Promi
   if (!row) return null;
   const stats = await store.sites.dailyStats([id], utcDayBefore(now, STAT_DAYS.max - 1));
   return {
-    workspaceId: row.workspace_id,
+    ...storedSite(row),
     answers: new Map(),
-    site: siteView(row),
-    conditions: JSON.parse(row.conditions),
     days: stats
       .filter((s) => s.checks_total > 0)
       .map((s) => {

@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { newSiteRow } from "../../server/api/sites.ts";
 import { SiteCreate } from "../../server/contract/site.ts";
+import { newSiteRecord } from "../../server/store/site-columns.ts";
 import { openStore, type Store } from "../../server/store/store.ts";
 import { createPostgresDatabase, hasPostgres, seedOwner, spawnPorchlight, startServer } from "../helpers.ts";
 
@@ -95,7 +95,7 @@ describe("engine processes", () => {
         const now = new Date().toISOString();
         const id = "a1b2c3d4e5f60718293a4b5c";
         await store.sites.insert(
-          newSiteRow(
+          newSiteRecord(
             owner.workspaceId,
             SiteCreate.parse({
               url: targetUrl,
