@@ -27,7 +27,7 @@ import { Envelope, envelope } from "../contract/common.ts";
 import { badRequest, conflict, notFound } from "../http/errors.ts";
 import { fieldDetails, route } from "../http/route.ts";
 import { addressRefusal } from "../net/address-policy.ts";
-import type { ChannelRow } from "../store/schema.ts";
+import { type ChannelChange, channelView } from "../store/alerts.ts";
 import type { Store } from "../store/store.ts";
 
 export interface AlertChannelDeps {
@@ -41,7 +41,7 @@ export interface AlertChannelDeps {
 const ChannelParams = z.object({ channelId: ChannelId });
 
 /** A channel's settings, opened; 409 when this process's key is not the one they were sealed with. */
-function configOf(row: ChannelRow, secrets: SecretBox): ChannelConfig[ChannelType] {
+function configOf(row: { config: string }, secrets: SecretBox): ChannelConfig[ChannelType] {
   try {
     return JSON.parse(secrets.open(row.config)) as ChannelConfig[ChannelType];
   } catch {
@@ -54,16 +54,6 @@ function configOf(row: ChannelRow, secrets: SecretBox): ChannelConfig[ChannelTyp
 
 /** A provider's answer for its own type (the registry pairs them; TypeScript cannot see through the index). */
 const providerOf = (type: ChannelType) => PROVIDERS[type] as (typeof PROVIDERS)["webhook"];
-
-const view = (row: ChannelRow): Channel => ({
-  id: row.id,
-  name: row.name,
-  type: row.type as ChannelType,
-  enabled: row.enabled === 1,
-  target: row.target,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
 
 /**
  * A configured address whose host is an IP literal in a range the server may not post to: refused when it is set,
@@ -96,7 +86,7 @@ function parseConfig(type: ChannelType, value: unknown, allowPrivate: boolean): 
 const newSigningSecret = () => `whsec_${randomBytes(24).toString("hex")}`;
 
 /** The event a test sends: an example site, this channel's name. */
-function testEvent(row: ChannelRow, now: Date): AlertEvent {
+function testEvent(channel: { name: string }, now: Date): AlertEvent {
   return {
     version: 1,
     id: `test_${randomBytes(12).toString("hex")}`,
@@ -104,7 +94,7 @@ function testEvent(row: ChannelRow, now: Date): AlertEvent {
     type: "test",
     occurredAt: now.toISOString(),
     site: { id: "example", name: "Example site", url: "https://example.com" },
-    summary: `Test alert from Porchlight: the channel "${row.name}" works.`,
+    summary: `Test alert from Porchlight: the channel "${channel.name}" works.`,
     reason: null,
     downtimeSeconds: null,
     expiry: null,
@@ -139,7 +129,7 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
       errors: [401, 403],
       async handler({ principal: p }) {
         const rows = await store.alerts.listChannels(p.workspaceId);
-        return envelope(200, "Alert channels", { channels: rows.map(view) });
+        return envelope(200, "Alert channels", { channels: rows.map(channelView) });
       },
     }),
     route({
@@ -175,7 +165,7 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
           created_at: now,
           updated_at: now,
         });
-        return envelope(201, "Alert channel created", { ...view(row), ...(secret ? { secret } : {}) });
+        return envelope(201, "Alert channel created", { ...channelView(row), ...(secret ? { secret } : {}) });
       },
     }),
     route({
@@ -190,7 +180,7 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
       response: { status: 200, description: "The channel", schema: Envelope(Channel) },
       errors: [401, 403, 404],
       async handler({ params, principal: p }) {
-        return envelope(200, "Alert channel", view(await load(p.workspaceId, params.channelId)));
+        return envelope(200, "Alert channel", channelView(await load(p.workspaceId, params.channelId)));
       },
     }),
     route({
@@ -210,22 +200,20 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
       async handler({ params, body, principal: p }) {
         const row = await load(p.workspaceId, params.channelId);
         const type = row.type as ChannelType;
-        const changes: Partial<ChannelRow> = { updated_at: clock.now().toISOString() };
-        if (body.name !== undefined) changes.name = body.name;
-        if (body.enabled !== undefined) changes.enabled = body.enabled ? 1 : 0;
+        const changes: ChannelChange = { updatedAt: clock.now().toISOString(), name: body.name, enabled: body.enabled };
         if (body.config !== undefined) {
           const config = parseConfig(type, body.config, delivery.allowPrivate);
           if (type === "webhook") {
             const hook = config as ChannelConfig["webhook"];
             hook.secret ??= (configOf(row, secrets) as ChannelConfig["webhook"]).secret;
           }
-          changes.config = secrets.seal(JSON.stringify(config));
+          changes.sealedConfig = secrets.seal(JSON.stringify(config));
           changes.target = providerOf(type).target(config as ChannelConfig["webhook"]);
         }
         // The config is read, changed and sealed whole: written only if nobody wrote it meanwhile.
         const updated = await store.alerts.updateChannel(p.workspaceId, params.channelId, changes, row.updated_at);
         if (!updated) throw await changedOrGone(p.workspaceId, params.channelId);
-        return envelope(200, "Alert channel updated", view(updated));
+        return envelope(200, "Alert channel updated", channelView(updated));
       },
     }),
     route({
@@ -252,12 +240,12 @@ export function alertChannelRoutes({ store, clock, secrets, delivery, providers 
         const updated = await store.alerts.updateChannel(
           p.workspaceId,
           params.channelId,
-          { config: secrets.seal(JSON.stringify(config)), updated_at: clock.now().toISOString() },
+          { sealedConfig: secrets.seal(JSON.stringify(config)), updatedAt: clock.now().toISOString() },
           row.updated_at,
         );
         // A secret shown must be the one that signs: never one an edit meanwhile overwrote.
         if (!updated) throw await changedOrGone(p.workspaceId, params.channelId);
-        return envelope(200, "Signing secret rotated", { ...view(updated), secret: config.secret });
+        return envelope(200, "Signing secret rotated", { ...channelView(updated), secret: config.secret });
       },
     }),
     route({

@@ -1,5 +1,11 @@
 import type { Insertable, Kysely } from "kysely";
-import { type AlertRule, DEFAULT_ALERT_RULE, type DeliveryResult } from "../contract/alerts.ts";
+import {
+  type AlertRule,
+  type Channel,
+  type ChannelType,
+  DEFAULT_ALERT_RULE,
+  type DeliveryResult,
+} from "../contract/alerts.ts";
 import { Queries } from "./connection.ts";
 import type { ChannelRow, Database } from "./schema.ts";
 
@@ -64,6 +70,30 @@ export interface RuleSettings {
 }
 
 /** A workspace's alert channels, rules, outbox and delivery log. */
+/** What a change of an alert channel writes; what is absent stays. */
+export interface ChannelChange {
+  updatedAt: string;
+  name?: string;
+  enabled?: boolean;
+  /** Its settings, sealed (accounts/sealed.ts) by the caller. */
+  sealedConfig?: string;
+  /** What its list shows of where it sends (a host, an address's domain). */
+  target?: string;
+}
+
+/** A channel as its owner sees it: never its settings. */
+export function channelView(row: ChannelRow): Channel {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type as ChannelType,
+    enabled: row.enabled === 1,
+    target: row.target,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
 export class AlertQueries extends Queries {
   async listChannels(workspaceId: string): Promise<ChannelRow[]> {
     return (
@@ -96,12 +126,21 @@ export class AlertQueries extends Queries {
    * read-modify-writes of the sealed config (an edit and a secret rotation) cannot undo each other. Undefined when
    * the channel is gone or changed meanwhile.
    */
+  /**
+   * Changes a channel (what `change` names), only if it was not written since `unchangedSince` when given: its settings
+   * are read, changed and sealed whole by the caller. The channel, or undefined when none was written.
+   */
   async updateChannel(
     workspaceId: string,
     id: string,
-    changes: Partial<ChannelRow>,
+    change: ChannelChange,
     unchangedSince?: string,
   ): Promise<ChannelRow | undefined> {
+    const changes: Partial<ChannelRow> = { updated_at: change.updatedAt };
+    if (change.name !== undefined) changes.name = change.name;
+    if (change.enabled !== undefined) changes.enabled = change.enabled ? 1 : 0;
+    if (change.sealedConfig !== undefined) changes.config = change.sealedConfig;
+    if (change.target !== undefined) changes.target = change.target;
     let query = this.db
       .updateTable("alert_channels")
       .set(changes)

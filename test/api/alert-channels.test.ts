@@ -426,7 +426,7 @@ describeStores("alert channels", (kind) => {
     const stale = await store.alerts.updateChannel(
       before.workspace_id,
       made.id,
-      { config: before.config, updated_at: clock.now().toISOString() },
+      { sealedConfig: before.config, updatedAt: clock.now().toISOString() },
       before.updated_at,
     );
     expect(stale).toBeUndefined();
@@ -436,7 +436,7 @@ describeStores("alert channels", (kind) => {
     const current = await store.alerts.updateChannel(
       before.workspace_id,
       made.id,
-      { name: "Renamed", updated_at: clock.now().toISOString() },
+      { name: "Renamed", updatedAt: clock.now().toISOString() },
       after?.updated_at,
     );
     expect(current?.name).toBe("Renamed");
