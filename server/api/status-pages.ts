@@ -3,7 +3,6 @@ import { hashPassword } from "../accounts/secrets.ts";
 import { type Plan, STATUS_PAGE_LIMITS } from "../contract/account.ts";
 import { Envelope, envelope, PageQuery } from "../contract/common.ts";
 import {
-  DisplayOptions,
   IMAGE_PATH,
   IMAGE_TYPES,
   MAX_IMAGE_BYTES,
@@ -13,13 +12,18 @@ import {
   StatusPageDelete,
   StatusPageList,
   StatusPagePatch,
-  Theme,
 } from "../contract/status-page.ts";
 import { badRequest, conflict, invalidField, limitReached, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
 import { isUniqueViolation } from "../store/connection.ts";
-import type { ItemRow, PageRow } from "../store/schema.ts";
-import { IMAGE_KINDS, incidentPolicyOf, ownerItem, storedVisibility, visibilityOf } from "../store/status-pages.ts";
+import {
+  IMAGE_KINDS,
+  newPageColumns,
+  type PageChange,
+  pageChangeColumns,
+  statusPageView,
+  visibilityOf,
+} from "../store/status-pages.ts";
 import { checkImage } from "./images.ts";
 import { loadWorkspacePage, PageParams, type PageResourceDeps } from "./workspace-pages.ts";
 
@@ -40,25 +44,10 @@ const takenMessage = {
 
 /** A workspace's status pages themselves; their items and incidents have routes of their own (items.ts, incidents.ts). */
 export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPageDeps) {
-  const pageView = (row: PageRow, items: ItemRow[]): StatusPage => ({
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    description: row.description,
-    visibility: visibilityOf(row.visibility),
-    hasPassword: row.password_hash !== null,
-    theme: Theme.parse(JSON.parse(row.theme)),
-    display: DisplayOptions.parse(JSON.parse(row.display)),
-    customDomain: row.custom_domain,
-    logo: row.logo,
-    favicon: row.favicon,
-    url: `${publicUrl}/${row.slug}`,
-    incidentPolicy: incidentPolicyOf(row.incident_policy),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    items: items.filter((i) => i.page_id === row.id).map(ownerItem),
-  });
-  const withItems = async (row: PageRow) => pageView(row, await store.pages.listItems([row.id]));
+  type StoredPage = Parameters<typeof statusPageView>[0];
+  const pageView = (row: StoredPage, items: Parameters<typeof statusPageView>[1]) =>
+    statusPageView(row, items, publicUrl);
+  const withItems = async (row: StoredPage) => pageView(row, await store.pages.listItems([row.id]));
   const onUnique = (error: unknown): never => {
     if (isUniqueViolation(error)) {
       const field = uniqueField(error);
@@ -123,22 +112,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
             if (count >= limit) {
               throw limitReached(`the ${p.plan} plan allows ${limit} status page${limit === 1 ? "" : "s"}`);
             }
-            return store.pages.insert(trx, {
-              workspace_id: p.workspaceId,
-              name: body.name,
-              slug: body.slug,
-              description: body.description,
-              visibility: storedVisibility(body.visibility),
-              password_hash: passwordHash,
-              theme: JSON.stringify(body.theme),
-              display: JSON.stringify(body.display),
-              custom_domain: body.customDomain,
-              logo: body.logo,
-              favicon: body.favicon,
-              incident_policy: JSON.stringify(body.incidentPolicy),
-              created_at: at,
-              updated_at: at,
-            });
+            return store.pages.insert(trx, newPageColumns(p.workspaceId, body, passwordHash, at));
           })
           .catch(onUnique);
         changed();
@@ -177,23 +151,23 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
       async handler({ params, body, principal: p }) {
         const current = await loadWorkspacePage(store, p, params.id);
         const visibility = body.visibility ?? visibilityOf(current.visibility);
-        const changes: Partial<PageRow> = { updated_at: now() };
+        const changes: PageChange = { updatedAt: now() };
         if (body.password !== undefined && visibility !== "password-protected") {
           throw invalidField("password", "Set a password only on a password-protected page.");
         }
         if (visibility === "password-protected") {
-          if (body.password !== undefined) changes.password_hash = await hashPassword(body.password);
+          if (body.password !== undefined) changes.passwordHash = await hashPassword(body.password);
           else if (current.password_hash === null) {
             throw invalidField("password", "Enter a password for a password-protected page.");
           }
         } else {
-          changes.password_hash = null;
+          changes.passwordHash = null;
         }
         if (body.name !== undefined) changes.name = body.name;
         if (body.slug !== undefined) changes.slug = body.slug;
         if (body.description !== undefined) changes.description = body.description;
-        if (body.visibility !== undefined) changes.visibility = storedVisibility(body.visibility);
-        if (body.customDomain !== undefined) changes.custom_domain = body.customDomain;
+        if (body.visibility !== undefined) changes.visibility = body.visibility;
+        if (body.customDomain !== undefined) changes.customDomain = body.customDomain;
         for (const kind of IMAGE_KINDS) {
           // An upload's path written as this server's address is the path.
           const given = body[kind];
@@ -209,16 +183,12 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
           }
           changes[kind] = value;
         }
-        if (body.theme) changes.theme = JSON.stringify({ ...JSON.parse(current.theme), ...body.theme });
-        if (body.display) changes.display = JSON.stringify({ ...JSON.parse(current.display), ...body.display });
-        if (body.incidentPolicy) {
-          // Merged into what the owner set: fields never set keep following the defaults.
-          const { template, ...rest } = body.incidentPolicy;
-          const stored = JSON.parse(current.incident_policy) as { template?: object };
-          const merged = { ...stored, ...rest, template: { ...stored.template, ...template } };
-          changes.incident_policy = JSON.stringify(merged);
-        }
-        const row = await store.pages.update(p.workspaceId, params.id, changes).catch(onUnique);
+        if (body.theme) changes.theme = body.theme;
+        if (body.display) changes.display = body.display;
+        if (body.incidentPolicy) changes.incidentPolicy = body.incidentPolicy;
+        const row = await store.pages
+          .update(p.workspaceId, params.id, pageChangeColumns(current, changes))
+          .catch(onUnique);
         if (!row) throw notFound("Status page");
         changed();
         return envelope(200, "Status page updated", await withItems(row));

@@ -1,13 +1,108 @@
 import type { Kysely } from "kysely";
 import {
   DEFAULT_INCIDENT_POLICY,
+  DisplayOptions,
   IncidentPolicy,
   type ItemPatch,
   type OwnerItem,
+  type StatusPage,
+  type StatusPageCreate,
+  type StatusPagePatch,
+  Theme,
   type Visibility,
 } from "../contract/status-page.ts";
 import { Queries } from "./connection.ts";
 import type { Database, ItemRow, PageRow } from "./schema.ts";
+
+/** A page as its owner sees it, with its items (those of other pages in `items` are left out). */
+export function statusPageView(row: PageRow, items: ItemRow[], publicUrl: string): StatusPage {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    visibility: visibilityOf(row.visibility),
+    hasPassword: row.password_hash !== null,
+    theme: Theme.parse(JSON.parse(row.theme)),
+    display: DisplayOptions.parse(JSON.parse(row.display)),
+    customDomain: row.custom_domain,
+    logo: row.logo,
+    favicon: row.favicon,
+    url: `${publicUrl}/${row.slug}`,
+    incidentPolicy: incidentPolicyOf(row.incident_policy),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    items: items.filter((i) => i.page_id === row.id).map(ownerItem),
+  };
+}
+
+/** A new page's columns: what the owner gave, its password already hashed. */
+export function newPageColumns(
+  workspaceId: string,
+  page: StatusPageCreate,
+  passwordHash: string | null,
+  at: string,
+): Omit<PageRow, "id"> {
+  return {
+    workspace_id: workspaceId,
+    name: page.name,
+    slug: page.slug,
+    description: page.description,
+    visibility: storedVisibility(page.visibility),
+    password_hash: passwordHash,
+    theme: JSON.stringify(page.theme),
+    display: JSON.stringify(page.display),
+    custom_domain: page.customDomain,
+    logo: page.logo,
+    favicon: page.favicon,
+    incident_policy: JSON.stringify(page.incidentPolicy),
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** What a change of a page writes, as the API decided it; what is absent stays. */
+export interface PageChange {
+  updatedAt: string;
+  name?: string;
+  slug?: string;
+  description?: string;
+  visibility?: Visibility;
+  /** A new hash, or null to erase it (leaving password-protected visibility). */
+  passwordHash?: string | null;
+  customDomain?: string | null;
+  logo?: string | null;
+  favicon?: string | null;
+  /** Merged field by field over the stored ones. */
+  theme?: StatusPagePatch["theme"];
+  display?: StatusPagePatch["display"];
+  /** Merged into what the owner set (its template too): fields never set keep following the defaults. */
+  incidentPolicy?: StatusPagePatch["incidentPolicy"];
+}
+
+/** The columns a change of `current` writes. */
+export function pageChangeColumns(
+  current: Pick<PageRow, "theme" | "display" | "incident_policy">,
+  change: PageChange,
+): Partial<PageRow> {
+  const columns: Partial<PageRow> = { updated_at: change.updatedAt };
+  if (change.name !== undefined) columns.name = change.name;
+  if (change.slug !== undefined) columns.slug = change.slug;
+  if (change.description !== undefined) columns.description = change.description;
+  if (change.visibility !== undefined) columns.visibility = storedVisibility(change.visibility);
+  if (change.passwordHash !== undefined) columns.password_hash = change.passwordHash;
+  if (change.customDomain !== undefined) columns.custom_domain = change.customDomain;
+  if (change.logo !== undefined) columns.logo = change.logo;
+  if (change.favicon !== undefined) columns.favicon = change.favicon;
+  if (change.theme) columns.theme = JSON.stringify({ ...JSON.parse(current.theme), ...change.theme });
+  if (change.display) columns.display = JSON.stringify({ ...JSON.parse(current.display), ...change.display });
+  if (change.incidentPolicy) {
+    const { template, ...rest } = change.incidentPolicy;
+    const stored = JSON.parse(current.incident_policy) as { template?: object };
+    columns.incident_policy = JSON.stringify({ ...stored, ...rest, template: { ...stored.template, ...template } });
+  }
+  return columns;
+}
 
 /** An item as its page's owner sees it. */
 export function ownerItem(row: ItemRow): OwnerItem {
