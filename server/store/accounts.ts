@@ -5,7 +5,6 @@ import type { ApiToken } from "../contract/session.ts";
 import { type Connection, newId, Queries } from "./connection.ts";
 import type { Database, TokenRow } from "./schema.ts";
 
-/** The caller behind a valid token. */
 /** A token as its owner's list shows it (never its secret). */
 export function apiToken(row: TokenRow): z.input<typeof ApiToken> {
   return {
@@ -17,6 +16,7 @@ export function apiToken(row: TokenRow): z.input<typeof ApiToken> {
   };
 }
 
+/** The caller behind a valid token. */
 export interface Principal {
   tokenId: string;
   userId: string;

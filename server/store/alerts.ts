@@ -69,7 +69,6 @@ export interface RuleSettings {
   flapping: AlertRule["flapping"];
 }
 
-/** A workspace's alert channels, rules, outbox and delivery log. */
 /** What a change of an alert channel writes; what is absent stays. */
 export interface ChannelChange {
   updatedAt: string;
@@ -94,6 +93,7 @@ export function channelView(row: ChannelRow): Channel {
   };
 }
 
+/** A workspace's alert channels, rules, outbox and delivery log. */
 export class AlertQueries extends Queries {
   async listChannels(workspaceId: string): Promise<ChannelRow[]> {
     return (
@@ -122,13 +122,9 @@ export class AlertQueries extends Queries {
   }
 
   /**
-   * Writes `changes`; with `unchangedSince` (the updated_at the caller read), only if nobody wrote since, so two
-   * read-modify-writes of the sealed config (an edit and a secret rotation) cannot undo each other. Undefined when
-   * the channel is gone or changed meanwhile.
-   */
-  /**
-   * Changes a channel (what `change` names), only if it was not written since `unchangedSince` when given: its settings
-   * are read, changed and sealed whole by the caller. The channel, or undefined when none was written.
+   * Writes what `change` names; with `unchangedSince` (the updated_at the caller read), only if nobody wrote since, so
+   * two read-modify-writes of the sealed config (an edit and a secret rotation) cannot undo each other. Undefined
+   * when the channel is gone or changed meanwhile.
    */
   async updateChannel(
     workspaceId: string,

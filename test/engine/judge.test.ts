@@ -868,3 +868,42 @@ describe("alerts of chronic performance and repeats (issue 18)", () => {
     expect(ended.incidents.map((i) => i.kind)).toEqual(["open"]);
   });
 });
+
+describe("judge: what the engine keeps between verdicts is written only when it changes, and never changed in place", () => {
+  test("a flap inside its window and reminders already judged stay as stored; the site read is left as it was", () => {
+    const flap = { starts: [iso(NOW - 20 * MIN)], changedAt: iso(NOW - 15 * MIN) };
+    const expiresAt = iso(NOW + 100 * 86_400_000 + 3_600_000);
+    const stored = site({
+      flap: JSON.stringify(flap),
+      conditions_at: null,
+      ssl_info: JSON.stringify({ expiresAt, issuer: "Test CA", daysRemaining: 100 }),
+      reminded: JSON.stringify({ certificate: { expiresAt, daysLeft: 100 } }),
+    });
+    const before = structuredClone(stored);
+    const rules = new Map([
+      [
+        "site-a",
+        {
+          repeatMinutes: null,
+          confirmations: 1,
+          cooldownMinutes: 0,
+          flapping: { outages: 3, windowMinutes: 60, quietMinutes: 30 },
+        },
+      ],
+    ]);
+    const j = judge(input({ sites: [stored], rules }));
+    const change = j.sites[0]?.change ?? {};
+    expect(change).not.toHaveProperty("flap");
+    expect(change).not.toHaveProperty("reminded");
+    expect(change).toHaveProperty("conditions");
+    expect(stored).toEqual(before);
+    // Out of its window, the outage is forgotten: the flap is cleared, and that is written.
+    const later = judge(input({ sites: [site({ flap: JSON.stringify(flap) })], rules, now: NOW + 60 * MIN }));
+    expect(later.sites[0]?.change.flap).toBeNull();
+    // A recovery moves the flap's last change in place on the judge's own copy: written, the site read untouched.
+    const down = site({ state: "unhealthy", down_since: iso(NOW - 20 * MIN), flap: JSON.stringify(flap) });
+    const recovered = judge(input({ sites: [down], rules }));
+    expect(recovered.sites[0]?.change.flap).toEqual({ ...flap, changedAt: iso(NOW) });
+    expect(down.flap).toEqual(flap);
+  });
+});

@@ -12,6 +12,7 @@ import { CHECKERS, runCheck } from "../../server/engine/checkers/index.ts";
 import type { DueCheck } from "../../server/engine/outcome.ts";
 import { addressRefusal } from "../../server/net/address-policy.ts";
 import { makeCertificates } from "../support/certificates.ts";
+import { startDnsServer } from "../support/dns-server.ts";
 
 /*
  * DNS rebinding, kind by kind, through the registry the engine calls. The name rebind.test first answers 127.0.0.2
@@ -213,6 +214,19 @@ describe("a name that rebinds to loopback between lookups never reaches loopback
       context,
     );
     expect(loopback.error).toBe("refused: resolver 127.0.0.1:53 is 127.0.0.1 (loopback, not a public address)");
+    // A resolver the policy lets through is asked by its address; the lookup hook is still never used.
+    const dns = await startDnsServer({ "rebind.test": { A: ["127.0.0.2"] } });
+    try {
+      const allowed = { ...context, policy: { ...context.policy, refuseAddress: () => null } };
+      const answered = await runCheck(
+        due("dns://rebind.test", { dns: { ...DNS_DEFAULTS, resolver: dns.resolver, expected: ["127.0.0.2"] } }),
+        allowed,
+      );
+      expect(answered).toMatchObject({ ok: true, error: null });
+      expect(dns.questions).toEqual(["rebind.test A"]);
+    } finally {
+      await dns.close();
+    }
     expect(asked).toBe(0);
   });
 

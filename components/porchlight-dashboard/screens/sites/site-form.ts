@@ -220,8 +220,10 @@ const textOf = (data: FormData, name: string) => String(data.get(name) ?? "");
 export function requestOf(data: FormData, passwordSet: boolean): HttpRequestInput {
   const body = textOf(data, "request.body");
   const username = textOf(data, "request.basicAuth.username").trim();
-  const password = textOf(data, "request.basicAuth.password");
-  const keep = password === "" && passwordSet && !data.has("request.basicAuth.removePassword");
+  // Ticked, the box wins over anything typed in the password box: what it says is what happens.
+  const remove = passwordSet && data.has("request.basicAuth.removePassword");
+  const password = remove ? "" : textOf(data, "request.basicAuth.password");
+  const keep = password === "" && passwordSet && !remove;
   return {
     body: body === "" ? null : body,
     followRedirects: data.has("request.followRedirects"),
