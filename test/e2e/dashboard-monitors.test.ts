@@ -216,6 +216,8 @@ describeBrowser("the kinds of check in the dashboard, in Chromium", () => {
     // Ticked, the box wins over a password typed beside it.
     await again.getByLabel("Basic auth password").fill("typed-then-removed");
     await again.getByLabel("Remove the stored password").check();
+    await again.getByLabel("Remove the stored password").scrollIntoViewIfNeeded();
+    await shoot(page, "form-http-remove-password", page.viewportSize()?.width ?? 1280);
     await again.getByRole("button", { name: "Save" }).click();
     await expect.poll(() => form(page).count()).toBe(0);
     expect((await sites()).get("Admin area").request.basicAuth).toEqual({ username: "ops", passwordSet: false });
