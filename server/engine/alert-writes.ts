@@ -5,7 +5,7 @@
  */
 import type { AlertEvent } from "../contract/alerts.ts";
 import { duration } from "../contract/alerts.ts";
-import type { AlertRoute, OutboxRow } from "../store/alerts.ts";
+import type { AlertDelivery, AlertRoute } from "../store/alerts.ts";
 
 /** A site's move that may alert: judged by the engine (judge.ts), from one state to another. */
 export interface AlertIntent {
@@ -102,8 +102,8 @@ export function alertWrites(
   routes: Map<string, AlertRoute>,
   now: string,
   newId: () => string,
-): OutboxRow[] {
-  const rows: OutboxRow[] = [];
+): AlertDelivery[] {
+  const rows: AlertDelivery[] = [];
   for (const intent of intents) {
     const route = routes.get(intent.siteId);
     if (!route?.events[ENABLED[intent.type]]) continue;
@@ -141,18 +141,12 @@ export function alertWrites(
           : {}),
       };
       rows.push({
-        event_id: deliveryId,
-        workspace_id: route.workspaceId,
-        channel_id: channel,
-        site_id: intent.siteId,
-        type: intent.type,
-        event: JSON.stringify(event),
-        state: "pending",
-        attempts: 0,
-        next_attempt_at: now,
-        lease_owner: null,
-        lease_until: null,
-        created_at: now,
+        deliveryId,
+        workspaceId: route.workspaceId,
+        channelId: channel,
+        siteId: intent.siteId,
+        event,
+        at: now,
       });
     }
   }

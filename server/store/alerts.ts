@@ -1,5 +1,6 @@
 import type { Insertable, Kysely } from "kysely";
 import {
+  type AlertEvent,
   type AlertRule,
   type Channel,
   type ChannelType,
@@ -17,8 +18,17 @@ export interface AlertRoute {
   events: AlertRule["events"];
 }
 
-/** One delivery to make: an event for one channel, as the outbox holds it (its outcome columns come later). */
-export type OutboxRow = Omit<Insertable<Database["alert_outbox"]>, "id" | "finished_at" | "last_status" | "last_error">;
+/** One delivery to make: an event for one channel, pending from `at` (the outbox's row is the store's business). */
+export interface AlertDelivery {
+  /** Unique in the outbox: the event's own id is shared by every channel told of it. */
+  deliveryId: string;
+  workspaceId: string;
+  channelId: string;
+  siteId: string;
+  event: AlertEvent;
+  /** When it was decided, and first due. */
+  at: string;
+}
 
 /** A claimed delivery with what sending it needs: its channel's type, sealed settings and whether it is on. */
 export interface OutboxClaim {
@@ -302,7 +312,24 @@ export class AlertQueries extends Queries {
   }
 
   /** Writes deliveries to make, in the caller's transaction (the one that writes the state change). */
-  async insertOutbox(trx: Kysely<Database>, rows: OutboxRow[]): Promise<void> {
+  async insertOutbox(trx: Kysely<Database>, deliveries: AlertDelivery[]): Promise<void> {
+    const rows = deliveries.map(
+      (d) =>
+        ({
+          event_id: d.deliveryId,
+          workspace_id: d.workspaceId,
+          channel_id: d.channelId,
+          site_id: d.siteId,
+          type: d.event.type,
+          event: JSON.stringify(d.event),
+          state: "pending",
+          attempts: 0,
+          next_attempt_at: d.at,
+          lease_owner: null,
+          lease_until: null,
+          created_at: d.at,
+        }) satisfies Insertable<Database["alert_outbox"]>,
+    );
     for (let i = 0; i < rows.length; i += 100) {
       await trx
         .insertInto("alert_outbox")

@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, sql } from "kysely";
 import type { IncidentPolicy } from "../contract/status-page.ts";
-import type { AlertQueries, OutboxRow } from "./alerts.ts";
+import type { AlertDelivery, AlertQueries } from "./alerts.ts";
 import { type Connection, newId, Queries } from "./connection.ts";
 import type { IncidentQueries } from "./incidents.ts";
 import {
@@ -136,7 +136,7 @@ export interface JudgedWrites {
   /** In order: incident ids follow it. */
   incidents: IncidentWrite[];
   /** The alerts the state changes cause, one delivery per event and channel. */
-  alerts: OutboxRow[];
+  alerts: AlertDelivery[];
 }
 
 /** What judging a set of sites reads besides the sites themselves. */

@@ -204,10 +204,13 @@ describeStores("a receiver that hangs holds deliveries, not checks", (kind) => {
       await store.transaction((trx) =>
         store.alerts.insertOutbox(
           trx,
-          rows.map(({ id: _id, finished_at: _f, last_status: _s, last_error: _e, ...row }) => ({
-            ...row,
-            event_id: row.event_id.replace("evt_hang_", "evt_quick_"),
-            channel_id: other.id,
+          rows.map((row) => ({
+            deliveryId: row.event_id.replace("evt_hang_", "evt_quick_"),
+            workspaceId: row.workspace_id,
+            channelId: other.id,
+            siteId: row.site_id,
+            event: JSON.parse(row.event),
+            at: row.created_at,
           })),
         ),
       );

@@ -7,7 +7,7 @@ import type { AlertEvent } from "../../server/contract/alerts.ts";
 import { Engine } from "../../server/engine/engine.ts";
 import type { RecordSummary } from "../../server/engine/record.ts";
 import { createLogger } from "../../server/log.ts";
-import type { OutboxRow } from "../../server/store/alerts.ts";
+import type { AlertDelivery } from "../../server/store/alerts.ts";
 import type { Store } from "../../server/store/store.ts";
 import { freePort, type TestClock, testConfig } from "../helpers.ts";
 
@@ -99,7 +99,7 @@ export function downAlerts(opts: {
   workspaceId: string;
   channelId: string;
   site: { id: string; name: string; url: string };
-}): OutboxRow[] {
+}): AlertDelivery[] {
   return opts.ids.map((id) => {
     const event: AlertEvent = {
       version: 1,
@@ -113,18 +113,12 @@ export function downAlerts(opts: {
       expiry: null,
     };
     return {
-      event_id: id,
-      workspace_id: opts.workspaceId,
-      channel_id: opts.channelId,
-      site_id: opts.site.id,
-      type: event.type,
-      event: JSON.stringify(event),
-      state: "pending",
-      attempts: 0,
-      next_attempt_at: opts.now,
-      lease_owner: null,
-      lease_until: null,
-      created_at: opts.now,
+      deliveryId: id,
+      workspaceId: opts.workspaceId,
+      channelId: opts.channelId,
+      siteId: opts.site.id,
+      event,
+      at: opts.now,
     };
   });
 }
