@@ -171,7 +171,7 @@ describeStores("GET /metrics", (kind) => {
     await api.get(`/public/v1/site/${site.id}`);
     await made.app.request(`/badge/${slug}/status.svg`);
     await made.app.request("/badge/no-such-page/status.svg");
-    await made.app.request("/no/such/route/12345");
+    await made.app.request("/no/such/route/route-x7q-secret");
     await made.app.request(`/badge/${slug}/status.svg`, { method: "OPTIONS" });
 
     // The status page once through the app, and once through node:http, where the fast path answers it from memory.
@@ -195,7 +195,7 @@ describeStores("GET /metrics", (kind) => {
     expect(value(samples, "porchlight_http_request_duration_seconds_count", { route: "/public/v1/site/:siteId" })).toBe(
       1,
     );
-    for (const secret of [slug, site.id, "no-such-page", "12345", "Metrics page"]) {
+    for (const secret of [slug, site.id, "no-such-page", "route-x7q-secret", "Metrics page"]) {
       expect(text).not.toContain(secret);
     }
     // A scrape counts itself once it is answered.
