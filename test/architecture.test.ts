@@ -202,18 +202,6 @@ function queriesIn(file: string, text: string): string[] {
     .map(({ line, text }) => `${file}:${line}: ${text}`);
 }
 
-/**
- * The row types and query-builder types still imported outside the store, each by file and name (issue 29, part 3:
- * the store is to return domain types). The list may only shrink: an import not on it fails, and so does one on it
- * that is gone.
- */
-const ROW_TYPE_DEBT = new Set<string>([
-  "server/views/page-views.ts: IncidentItemRow from server/store/incidents.ts",
-  "server/views/page-views.ts: IncidentRow from server/store/schema.ts",
-  "server/views/page-views.ts: IncidentUpdateRow from server/store/schema.ts",
-  "server/views/page-views.ts: PageRow from server/store/schema.ts",
-]);
-
 describe("each rule rejects its fixture (none is blind)", () => {
   const edge = (from: string, to: string): Edge => ({ from, to, typeOnly: true });
 
@@ -330,9 +318,7 @@ describe("the store owns every query", () => {
     const found = FILES.filter((f) => under(f, "server", "site", "components")).flatMap((file) =>
       storeInternals(file, readFileSync(join(ROOT, file), "utf8")),
     );
-    expect(found.filter((line) => !ROW_TYPE_DEBT.has(line))).toEqual([]);
-    // The debt list only shrinks: an import that is gone leaves it.
-    expect([...ROW_TYPE_DEBT].filter((line) => !found.includes(line))).toEqual([]);
+    expect(found).toEqual([]);
   });
 
   test("the patterns find builders and rows where they belong (they are not vacuous)", () => {

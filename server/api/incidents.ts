@@ -6,7 +6,6 @@ import {
   CLOCK_SKEW_SECONDS,
   IncidentCreate,
   IncidentId,
-  IncidentImpact,
   IncidentPatch,
   IncidentUpdateCreate,
   IncidentUpdatePatch,
@@ -53,7 +52,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
     const found = await store.incidents.get(pageId, incidentId);
     if (!found) throw notFound("Incident");
     const pageItems = items ?? (await store.pages.listItems([pageId]));
-    return ownerIncidentView(found.incident, found.updates, found.links, pageItems);
+    return ownerIncidentView(found, pageItems);
   };
   /**
    * The page's items, refused with a 400 naming items unless every id named is one of them; none read when none is
@@ -88,10 +87,10 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       errors: [401, 403, 404],
       async handler({ params, principal }) {
         await loadWorkspacePage(store, principal, params.id);
-        const { incidents, updates, links } = await store.incidents.list(params.id, OWNER_INCIDENT_LIMIT);
+        const incidents = await store.incidents.list(params.id, OWNER_INCIDENT_LIMIT);
         const items = await store.pages.listItems([params.id]);
         return envelope(200, "Incidents", {
-          incidents: incidents.map((row) => ownerIncidentView(row, updates, links, items)),
+          incidents: incidents.map((incident) => ownerIncidentView(incident, items)),
         });
       },
     }),
@@ -190,7 +189,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
         const found = await store.incidents.get(params.id, params.incidentId);
         if (!found) throw notFound("Incident");
         const items = await checkItems(params.id, body.items);
-        const impact = body.impact ?? IncidentImpact.catch("none").parse(found.incident.impact);
+        const impact = body.impact ?? found.impact;
         const change = {
           title: body.title,
           impact: body.impact,

@@ -1,16 +1,86 @@
 import type { Insertable, Kysely } from "kysely";
+import { AffectedStatus, IncidentImpact, IncidentStatus } from "../contract/status-page.ts";
+import { groupBy } from "../group-by.ts";
 import { type Connection, Queries } from "./connection.ts";
 import type { Database, IncidentRow, IncidentUpdateRow } from "./schema.ts";
+import type { PageQueries } from "./status-pages.ts";
 
 /** An item an owner named as affected by an incident. */
-export interface IncidentItemRow {
+interface IncidentItemRow {
   incident_id: number;
   item_id: number;
   /** What the incident says of the item while open: an AffectedStatus. */
   status: string;
 }
 
-import type { PageQueries } from "./status-pages.ts";
+/** An incident's update as the store reads it. */
+export interface StoredIncidentUpdate {
+  id: number;
+  status: IncidentStatus;
+  message: string;
+  createdAt: string;
+  /** The owner's detail (an automatic update's failed check); never shown to visitors. */
+  detail: string | null;
+}
+
+/** An incident as the store reads it: its columns decoded, with its updates and the items named as affected. */
+export interface StoredIncident {
+  id: number;
+  pageId: number;
+  title: string;
+  status: IncidentStatus;
+  startedAt: string;
+  resolvedAt: string | null;
+  /** The site an automatic incident is about. */
+  siteId: string | null;
+  source: "automatic" | "manual";
+  /** none should the column hold a value this release does not write. */
+  impact: IncidentImpact;
+  /** When visitors could first read it; null: a draft, or waiting for the page's publication delay. */
+  publishedAt: string | null;
+  /** Newest first. */
+  updates: StoredIncidentUpdate[];
+  /** The items the owner named as affected, with what the incident says of each (undefined: a value not written). */
+  named: Map<number, AffectedStatus | undefined>;
+}
+
+/** A stored status, read as investigating should a row hold anything else. */
+const statusOf = (value: string): IncidentStatus => IncidentStatus.catch("investigating").parse(value);
+
+/** Incident rows with their update and item rows (any incidents'), decoded; in the order of `rows`. */
+export function storedIncidents(
+  rows: IncidentRow[],
+  updates: IncidentUpdateRow[],
+  links: IncidentItemRow[],
+): StoredIncident[] {
+  const updatesOf = groupBy(updates, (u) => u.incident_id);
+  const linksOf = groupBy(links, (l) => l.incident_id);
+  return rows.map((row) => ({
+    id: row.id,
+    pageId: row.page_id,
+    title: row.title,
+    status: statusOf(row.status),
+    startedAt: row.started_at,
+    resolvedAt: row.resolved_at,
+    siteId: row.site_id,
+    source: row.source === "automatic" ? "automatic" : "manual",
+    impact: IncidentImpact.catch("none").parse(row.impact),
+    publishedAt: row.published_at,
+    updates: (updatesOf.get(row.id) ?? []).map((u) => ({
+      id: u.id,
+      status: statusOf(u.status),
+      message: u.message,
+      createdAt: u.created_at,
+      detail: u.detail,
+    })),
+    named: new Map(
+      (linksOf.get(row.id) ?? []).map((l) => {
+        const status = AffectedStatus.safeParse(l.status);
+        return [l.item_id, status.success ? status.data : undefined];
+      }),
+    ),
+  }));
+}
 
 /** An item an incident affects and what it says of it (an AffectedStatus); an id alone takes the column's default. */
 export type AffectedItem = number | { id: number; status: string };
@@ -50,11 +120,7 @@ export class IncidentQueries extends Queries {
    * A page's incidents newest first, with their updates newest first and the items named as affected; with
    * `published`, only those visitors may read (published_at set), as the public views list them.
    */
-  async list(
-    pageId: number,
-    limit: number,
-    published = false,
-  ): Promise<{ incidents: IncidentRow[]; updates: IncidentUpdateRow[]; links: IncidentItemRow[] }> {
+  async list(pageId: number, limit: number, published = false): Promise<StoredIncident[]> {
     const incidents = await this.db
       .selectFrom("incidents")
       .selectAll()
@@ -65,7 +131,7 @@ export class IncidentQueries extends Queries {
       .limit(limit)
       .execute();
     const ids = incidents.map((i) => i.id);
-    return { incidents, updates: await this.updatesOf(ids), links: await this.linksOf(ids) };
+    return storedIncidents(incidents, await this.updatesOf(ids), await this.linksOf(ids));
   }
 
   /**
@@ -107,7 +173,7 @@ export class IncidentQueries extends Queries {
       .execute();
   }
 
-  async get(pageId: number, id: number) {
+  async get(pageId: number, id: number): Promise<StoredIncident | undefined> {
     const incident = await this.db
       .selectFrom("incidents")
       .selectAll()
@@ -115,7 +181,7 @@ export class IncidentQueries extends Queries {
       .where("page_id", "=", pageId)
       .executeTakeFirst();
     if (!incident) return undefined;
-    return { incident, updates: await this.updatesOf([id]), links: await this.linksOf([id]) };
+    return storedIncidents([incident], await this.updatesOf([id]), await this.linksOf([id]))[0];
   }
 
   /** The items named as affected by these incidents. */

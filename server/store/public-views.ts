@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { type Connection, Queries } from "./connection.ts";
-import type { IncidentQueries } from "./incidents.ts";
-import type { IncidentRow, PageRow } from "./schema.ts";
+import { type IncidentQueries, storedIncidents } from "./incidents.ts";
 import type { SiteQueries } from "./sites.ts";
+import { shownPage } from "./status-pages.ts";
 
 /** What the public read models (views/) are built from: a fixed number of queries per page, or for all pages. */
 export class ViewQueries extends Queries {
@@ -15,12 +15,12 @@ export class ViewQueries extends Queries {
   }
 
   /** Everything a page's public view is built from, in six queries whatever the number of items. */
-  async pageViewData(page: PageRow, fromDay: string, incidentLimit: number) {
+  async pageViewData(pageId: number, fromDay: string, incidentLimit: number) {
     const items = await this.db
       .selectFrom("status_page_items as i")
       .innerJoin("sites as s", "s.id", "i.site_id")
       .select(["i.id", "i.site_id", "i.label", "s.state", "s.pause", "s.last_check_time", "s.last_response_ms"])
-      .where("i.page_id", "=", page.id)
+      .where("i.page_id", "=", pageId)
       .where("i.visible", "=", 1)
       .orderBy("i.position")
       .orderBy("i.id")
@@ -30,8 +30,8 @@ export class ViewQueries extends Queries {
       fromDay,
     );
     // Visitors read published incidents only.
-    const { incidents, updates, links } = await this.incidents.list(page.id, incidentLimit, true);
-    return { items, stats, incidents, updates, links };
+    const incidents = await this.incidents.list(pageId, incidentLimit, true);
+    return { items, stats, incidents };
   }
 
   /**
@@ -40,12 +40,9 @@ export class ViewQueries extends Queries {
    * `incidentLimit`, cut in SQL by a window function.
    */
   async publicPagesViewData(fromDay: string, incidentLimit: number) {
-    const pages = await this.db
-      .selectFrom("status_pages")
-      .selectAll()
-      .where("visibility", "=", "public")
-      .orderBy("slug")
-      .execute();
+    const pages = (
+      await this.db.selectFrom("status_pages").selectAll().where("visibility", "=", "public").orderBy("slug").execute()
+    ).map(shownPage);
     const publicIds = this.db.selectFrom("status_pages").select("id").where("visibility", "=", "public");
     const items = await this.db
       .selectFrom("status_page_items as i")
@@ -82,9 +79,7 @@ export class ViewQueries extends Queries {
       .where("page_id", "in", publicIds)
       .where("published_at", "is not", null);
     const newest = this.db.selectFrom(ranked.as("r")).where("r.rank", "<=", incidentLimit);
-    const incidents: IncidentRow[] = (await newest.selectAll().orderBy("r.rank").execute()).map(
-      ({ rank: _rank, ...row }) => row,
-    );
+    const rows = (await newest.selectAll().orderBy("r.rank").execute()).map(({ rank: _rank, ...row }) => row);
     const updates = await this.db
       .selectFrom("incident_updates")
       .selectAll()
@@ -97,7 +92,7 @@ export class ViewQueries extends Queries {
       .selectAll()
       .where("incident_id", "in", newest.select("r.id"))
       .execute();
-    return { pages, items, stats, incidents, updates, links };
+    return { pages, items, stats, incidents: storedIncidents(rows, updates, links) };
   }
 
   /**

@@ -36,6 +36,40 @@ export function statusPageView(row: PageRow, items: ItemRow[], publicUrl: string
   };
 }
 
+/** A page as its public view is made from: its columns decoded. */
+export interface ShownPage {
+  id: number;
+  workspaceId: string;
+  name: string;
+  slug: string;
+  description: string;
+  visibility: Visibility;
+  passwordHash: string | null;
+  theme: Theme;
+  display: DisplayOptions;
+  customDomain: string | null;
+  logo: string | null;
+  favicon: string | null;
+}
+
+/** A page's row, decoded as its public view reads it. */
+export function shownPage(row: PageRow): ShownPage {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    visibility: visibilityOf(row.visibility),
+    passwordHash: row.password_hash,
+    theme: Theme.parse(JSON.parse(row.theme)),
+    display: DisplayOptions.parse(JSON.parse(row.display)),
+    customDomain: row.custom_domain,
+    logo: row.logo,
+    favicon: row.favicon,
+  };
+}
+
 /** A new page's columns: what the owner gave, its password already hashed. */
 export function newPageColumns(
   workspaceId: string,
@@ -191,8 +225,9 @@ export class PageQueries extends Queries {
       .executeTakeFirst();
   }
 
-  async getBySlug(slug: string): Promise<PageRow | undefined> {
-    return this.db.selectFrom("status_pages").selectAll().where("slug", "=", slug).executeTakeFirst();
+  async getBySlug(slug: string): Promise<ShownPage | undefined> {
+    const row = await this.db.selectFrom("status_pages").selectAll().where("slug", "=", slug).executeTakeFirst();
+    return row && shownPage(row);
   }
 
   async insert(

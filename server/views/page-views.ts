@@ -3,22 +3,18 @@ import { PUBLIC_MAINTENANCE_DAYS, type PublicMaintenance } from "../contract/mai
 import type { SiteState } from "../contract/site.ts";
 import { itemStatus, uptimePercent } from "../contract/status.ts";
 import {
-  AffectedStatus,
+  type AffectedStatus,
   affectedStatusOf,
-  DisplayOptions,
   type Incident,
-  IncidentImpact,
   type ItemStatus,
   type OwnerIncident,
   type PublicItem,
   PublicStatusPage,
-  Theme,
 } from "../contract/status-page.ts";
 import { groupBy } from "../group-by.ts";
-import type { IncidentItemRow } from "../store/incidents.ts";
+import type { StoredIncident } from "../store/incidents.ts";
 import type { ShownOccurrence } from "../store/maintenance.ts";
-import type { IncidentRow, IncidentUpdateRow, PageRow } from "../store/schema.ts";
-import { visibilityOf } from "../store/status-pages.ts";
+import type { ShownPage } from "../store/status-pages.ts";
 import type { Store } from "../store/store.ts";
 import { EncodedAnswer, Encodings } from "./compression.ts";
 import { PUBLIC_CORS, viewHeaders, weakEtag } from "./headers.ts";
@@ -115,25 +111,13 @@ export interface ItemOfPage {
  * The items an incident affected, in the page's order, among `items` (for visitors, the visible ones): those its
  * owner named, and an automatic incident's site's.
  */
-function affectedBy(row: IncidentRow, links: IncidentItemRow[], items: ItemOfPage[]): Incident["affected"] {
-  const named = new Map(links.filter((l) => l.incident_id === row.id).map((l) => [l.item_id, l.status]));
+function affectedBy(incident: StoredIncident, items: ItemOfPage[]): Incident["affected"] {
   // An automatic incident's site's items it does not name are what its impact says.
-  const implied = affectedStatusOf(impactOfRow(row));
+  const implied = affectedStatusOf(incident.impact);
   return items
-    .filter((item) => named.has(item.id) || (row.site_id !== null && item.site_id === row.site_id))
-    .map(({ id, label }) => ({ id, label, status: affectedStatus(named.get(id)) ?? implied }));
+    .filter((item) => incident.named.has(item.id) || (incident.siteId !== null && item.site_id === incident.siteId))
+    .map(({ id, label }) => ({ id, label, status: incident.named.get(id) ?? implied }));
 }
-
-/** A stored impact, read as none should a row hold anything else. */
-const impactOfRow = (row: IncidentRow): IncidentImpact => {
-  const parsed = IncidentImpact.safeParse(row.impact);
-  return parsed.success ? parsed.data : "none";
-};
-/** A stored affected status, or undefined for none (or anything else). */
-const affectedStatus = (value: string | undefined): AffectedStatus | undefined => {
-  const parsed = AffectedStatus.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
-};
 
 /**
  * How bad a status a page shows is, for taking the worse of the engine's and an open incident's: major outage,
@@ -181,86 +165,59 @@ export function movedByIncidents(
   });
 }
 
-/**
- * An incident row and its updates (newest first) as the API shows it, with the items it affected among `items`
- * (see affectedBy).
- */
-export function incidentView(
-  row: IncidentRow,
-  updates: IncidentUpdateRow[],
-  links: IncidentItemRow[] = [],
-  items: ItemOfPage[] = [],
-): Incident {
+/** An incident as the API shows it, with the items it affected among `items` (see affectedBy). */
+export function incidentView(incident: StoredIncident, items: ItemOfPage[] = []): Incident {
   return {
-    id: row.id,
-    title: row.title,
-    status: row.status as Incident["status"],
-    started_at: row.started_at,
-    resolved_at: row.resolved_at,
+    id: incident.id,
+    title: incident.title,
+    status: incident.status,
+    started_at: incident.startedAt,
+    resolved_at: incident.resolvedAt,
     duration_minutes:
-      row.resolved_at === null
+      incident.resolvedAt === null
         ? null
-        : Math.max(0, Math.floor((Date.parse(row.resolved_at) - Date.parse(row.started_at)) / 60_000)),
-    impact: impactOfRow(row),
-    affected: affectedBy(row, links, items),
-    updates: updates
-      .filter((u) => u.incident_id === row.id)
-      .map((u) => ({ timestamp: u.created_at, status: u.status as Incident["status"], message: u.message })),
+        : Math.max(0, Math.floor((Date.parse(incident.resolvedAt) - Date.parse(incident.startedAt)) / 60_000)),
+    impact: incident.impact,
+    affected: affectedBy(incident, items),
+    updates: incident.updates.map((u) => ({ timestamp: u.createdAt, status: u.status, message: u.message })),
   };
 }
 
 /** An incident as the workspace reads it (OwnerIncident): the public view, its publication, source and details. */
-export function ownerIncidentView(
-  row: IncidentRow,
-  updates: IncidentUpdateRow[],
-  links: IncidentItemRow[] = [],
-  items: ItemOfPage[] = [],
-): OwnerIncident {
-  const own = updates.filter((u) => u.incident_id === row.id);
+export function ownerIncidentView(incident: StoredIncident, items: ItemOfPage[] = []): OwnerIncident {
   return {
-    ...incidentView(row, own, links, items),
-    published: row.published_at !== null,
-    publishedAt: row.published_at,
-    source: row.source === "automatic" ? "automatic" : "manual",
-    updates: own.map((u) => ({
+    ...incidentView(incident, items),
+    published: incident.publishedAt !== null,
+    publishedAt: incident.publishedAt,
+    source: incident.source,
+    updates: incident.updates.map((u) => ({
       id: u.id,
-      timestamp: u.created_at,
-      status: u.status as Incident["status"],
+      timestamp: u.createdAt,
+      status: u.status,
       message: u.message,
       detail: u.detail,
     })),
   };
 }
 
-export function incidentViews(
-  rows: IncidentRow[],
-  updates: IncidentUpdateRow[],
-  links: IncidentItemRow[] = [],
-  items: ItemOfPage[] = [],
-): Incident[] {
-  return rows.map((row) => incidentView(row, updates, links, items));
-}
-
 type Rows = Awaited<ReturnType<Store["views"]["pageViewData"]>>;
 
-/** What a view is made of: the page's items, incidents and updates, and the daily stats by site. */
+/** What a view is made of: the page's items and published incidents, and the daily stats by site. */
 interface ViewData {
   /** The page's visible items. */
   items: Rows["items"];
   /** Occurrences under way or coming on the items' sites, soonest first (MaintenanceQueries.shownFor). */
   maintenance: ShownOccurrence[];
   statsBySite: Map<string, Rows["stats"]>;
-  incidents: Rows["incidents"];
-  updates: Rows["updates"];
-  links: Rows["links"];
+  incidents: StoredIncident[];
 }
 
 /**
  * A page's public view from its rows (no store access, not yet checked against the contract): what the API serves
  * (PageViews) and what the static build renders (publicViews).
  */
-export function publicView(page: PageRow, data: ViewData, now: Date): PublicStatusPage {
-  const display = DisplayOptions.parse(JSON.parse(page.display));
+export function publicView(page: ShownPage, data: ViewData, now: Date): PublicStatusPage {
+  const { display } = page;
   const from = utcDayBefore(now, display.historyDays - 1);
   const maintenance = maintenanceOf(data, now);
   // From every occurrence under way, not only the windows listed.
@@ -296,21 +253,21 @@ export function publicView(page: PageRow, data: ViewData, now: Date): PublicStat
     };
   });
   // Visitors see the affected items among the visible ones; data.incidents are the published ones.
-  const incidents = incidentViews(data.incidents, data.updates, data.links, data.items);
+  const incidents = data.incidents.map((incident) => incidentView(incident, data.items));
   return {
     name: page.name,
     slug: page.slug,
     description: page.description,
-    visibility: visibilityOf(page.visibility),
-    custom_domain: page.custom_domain,
+    visibility: page.visibility,
+    custom_domain: page.customDomain,
     logo: page.logo,
     favicon: page.favicon,
-    theme: Theme.parse(JSON.parse(page.theme)),
+    theme: page.theme,
     display,
     items: movedByIncidents(
       items,
       incidents,
-      new Set(data.incidents.filter((row) => row.source === "automatic").map((row) => row.id)),
+      new Set(data.incidents.filter((incident) => incident.source === "automatic").map((incident) => incident.id)),
     ),
     incidents,
     maintenance,
@@ -353,21 +310,16 @@ export function publicViews(
   all: Awaited<ReturnType<Store["views"]["publicPagesViewData"]>>,
   now: Date,
   maintenance: ShownOccurrence[] = [],
-): { page: PageRow; view: PublicStatusPage }[] {
+): { page: ShownPage; view: PublicStatusPage }[] {
   const items = groupBy(all.items, (i) => i.page_id);
   const statsBySite = groupBy(all.stats, (s) => s.site_id);
-  const incidents = groupBy(all.incidents, (i) => i.page_id);
-  const updates = groupBy(all.updates, (u) => u.incident_id);
-  const links = groupBy(all.links, (l) => l.incident_id);
+  const incidents = groupBy(all.incidents, (i) => i.pageId);
   return all.pages.map((page) => {
-    const own = incidents.get(page.id) ?? [];
     const data: ViewData = {
       items: items.get(page.id) ?? [],
       maintenance,
       statsBySite,
-      incidents: own,
-      updates: own.flatMap((i) => updates.get(i.id) ?? []),
-      links: own.flatMap((i) => links.get(i.id) ?? []),
+      incidents: incidents.get(page.id) ?? [],
     };
     return { page, view: publicView(page, data, now) };
   });
@@ -404,12 +356,11 @@ export class PageViews {
     });
   }
 
-  private async assemble(page: PageRow): Promise<PageView> {
+  private async assemble(page: ShownPage): Promise<PageView> {
     const now = this.clock.now();
-    const display = DisplayOptions.parse(JSON.parse(page.display));
     const data = await this.store.views.pageViewData(
-      page,
-      utcDayBefore(now, display.historyDays - 1),
+      page.id,
+      utcDayBefore(now, page.display.historyDays - 1),
       PUBLIC_INCIDENT_LIMIT,
     );
     const { stats, ...rows } = data;
@@ -425,9 +376,9 @@ export class PageViews {
     const incidents = { slug: page.slug, incidents: view.incidents };
     return {
       pageId: page.id,
-      workspaceId: page.workspace_id,
+      workspaceId: page.workspaceId,
       visibility: view.visibility,
-      passwordHash: page.password_hash,
+      passwordHash: page.passwordHash,
       page: body(view, { ...view, ...visible }, view.visibility),
       items: body({ slug: page.slug, items: view.items }, { slug: page.slug, ...visible }, view.visibility),
       incidents: body(incidents, incidents, view.visibility),

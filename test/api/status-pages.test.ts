@@ -59,7 +59,7 @@ describeStores("status pages API", (kind) => {
       items: [],
     });
     expect(JSON.stringify(page)).not.toContain("correct horse");
-    const row = await store.pages.get((await store.pages.getBySlug(page.slug))?.workspace_id ?? "", page.id);
+    const row = await store.pages.get((await store.pages.getBySlug(page.slug))?.workspaceId ?? "", page.id);
     expect(row?.password_hash).toMatch(/^scrypt\$/);
     expect(row?.password_hash).not.toContain("correct horse");
   });
@@ -340,7 +340,7 @@ describeStores("status pages API", (kind) => {
     // Gone: the page row (name, slug, visibility, password, theme, display, domain), its items and incidents.
     expect(await store.pages.get(workspaceId, doomed.id)).toBeUndefined();
     expect(await store.pages.listItems([doomed.id])).toEqual([]);
-    expect((await store.incidents.list(doomed.id, 100)).incidents).toEqual([]);
+    expect(await store.incidents.list(doomed.id, 100)).toEqual([]);
     const orphans = await store.db
       .selectFrom("incident_updates")
       .leftJoin("incidents", "incidents.id", "incident_updates.incident_id")
