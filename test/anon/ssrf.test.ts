@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from "node:net";
+import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import {
@@ -13,6 +13,7 @@ import {
 import { DomainLookup } from "../../server/engine/domain.ts";
 import { PUBLIC, REFUSED } from "../support/addresses.ts";
 import { makeCertificates, type TestCertificates } from "../support/certificates.ts";
+import { closeServer, listenWithTrap, type TrapOptions } from "../support/listen.ts";
 
 /*
  * Real sockets only. A trap listens on 127.0.0.1 and counts every TCP connection it is offered; the servers the
@@ -24,39 +25,14 @@ const ALLOWED = "127.0.0.2";
 const servers: (Server | TcpServer)[] = [];
 let trapped = 0;
 
-function close(server: Server | TcpServer): Promise<void> {
-  (server as Server).closeAllConnections?.();
-  return new Promise((resolve) => server.close(() => resolve()));
-}
-
-function listen(server: Server | TcpServer, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-/** The server on 127.0.0.2 on a free port, and a trap on 127.0.0.1 on the same port. */
-async function withTrap(server: Server | TcpServer): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    const port = await listen(server, ALLOWED, 0);
-    const trap = createTcpServer((socket) => socket.destroy());
-    trap.on("connection", () => {
-      trapped++;
-    });
-    try {
-      await listen(trap, "127.0.0.1", port);
-      servers.push(server, trap);
-      return port;
-    } catch (error) {
-      await close(server);
-      if (attempt >= 20) throw error;
-    }
-  }
-}
+/** The servers on 127.0.0.2, each with a trap on 127.0.0.1 on the same port that counts what reaches it. */
+const trap: TrapOptions = {
+  host: ALLOWED,
+  servers,
+  onTrapped: () => {
+    trapped++;
+  },
+};
 
 /** The 127.0.0.2 side: every trick a target can play. */
 function scripted(trapPort: () => number): Server {
@@ -129,16 +105,20 @@ const policy = (extra: Partial<FetchPolicy> = {}): FetchPolicy => ({
 
 beforeAll(async () => {
   certs = makeCertificates();
-  port = await withTrap(scripted(() => port));
-  httpsPort = await withTrap(
+  port = await listenWithTrap(
+    scripted(() => port),
+    trap,
+  );
+  httpsPort = await listenWithTrap(
     createHttpsServer({ key: certs.valid.key, cert: certs.valid.cert }, (req, res) => {
       if (req.url === "/ok") return res.end("secure hello");
       res.writeHead(302, { location: `http://127.0.0.1:${httpsPort}/` }).end();
     }),
+    trap,
   );
 });
 afterAll(async () => {
-  await Promise.all(servers.map(close));
+  await Promise.all(servers.map(closeServer));
 });
 beforeEach(() => {
   trapped = 0;
@@ -409,7 +389,7 @@ describe("RDAP and WHOIS through the same policy", () => {
         socket.end(answers[query] ?? "% no match\n");
       });
     });
-    whoisPort = await withTrap(whois);
+    whoisPort = await listenWithTrap(whois, trap);
   });
 
   test("RDAP happy path: the allowed registry answers and is parsed", async () => {

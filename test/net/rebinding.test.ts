@@ -1,11 +1,11 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
-import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from "node:net";
+import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer as createTlsServer } from "node:tls";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { DNS_DEFAULTS, NO_ASSERTIONS, REQUEST_DEFAULTS } from "../../server/contract/monitor.ts";
+import { DNS_DEFAULTS } from "../../server/contract/monitor.ts";
 import type { CheckContext } from "../../server/engine/checkers/checker.ts";
 import { createIcmpChecker } from "../../server/engine/checkers/icmp.ts";
 import { CHECKERS, runCheck } from "../../server/engine/checkers/index.ts";
@@ -13,6 +13,8 @@ import type { DueCheck } from "../../server/engine/outcome.ts";
 import { addressRefusal } from "../../server/net/address-policy.ts";
 import { makeCertificates } from "../support/certificates.ts";
 import { startDnsServer } from "../support/dns-server.ts";
+import { dueCheck } from "../support/due-check.ts";
+import { closeServer, listenWithTrap, type TrapOptions } from "../support/listen.ts";
 
 /*
  * DNS rebinding, kind by kind, through the registry the engine calls. The name rebind.test first answers 127.0.0.2
@@ -42,58 +44,18 @@ const context: CheckContext = {
   now: () => 0,
 };
 
-function due(url: string, overrides: Partial<DueCheck> = {}): DueCheck {
-  return {
-    siteId: "site-1",
-    region: "local",
-    dueAt: 0,
-    url,
-    method: "GET",
-    headers: [],
-    timeoutMs: 3000,
-    intervalMs: 60_000,
-    successCodes: [],
-    errorCodes: [],
-    slowMs: 2000,
-    assertions: NO_ASSERTIONS,
-    request: REQUEST_DEFAULTS,
-    dns: DNS_DEFAULTS,
-    push: null,
-    recent: [],
-    domainCheckedAt: null,
-    owner: "test",
-    ...overrides,
-  };
-}
+/** A check of `url` with three seconds to answer, slow after two. */
+const due = (url: string, overrides: Partial<DueCheck> = {}): DueCheck =>
+  dueCheck(url, { timeoutMs: 3000, slowMs: 2000, ...overrides });
 
-function listen(server: Server | TcpServer, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-/** The server on 127.0.0.2 on a free port and a trap on 127.0.0.1 on the same port; the port. */
-async function withTrap(server: Server | TcpServer): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    const port = await listen(server, ALLOWED, 0);
-    const trap = createTcpServer((socket) => socket.destroy());
-    trap.on("connection", () => {
-      trapped++;
-    });
-    try {
-      await listen(trap, "127.0.0.1", port);
-      servers.push(server, trap);
-      return port;
-    } catch (error) {
-      await new Promise((resolve) => server.close(resolve));
-      if (attempt >= 20) throw error;
-    }
-  }
-}
+/** The servers on 127.0.0.2, each with a trap on 127.0.0.1 on the same port that counts what reaches it. */
+const trap: TrapOptions = {
+  host: ALLOWED,
+  servers,
+  onTrapped: () => {
+    trapped++;
+  },
+};
 
 let httpPort = 0;
 let tcpPort = 0;
@@ -110,23 +72,22 @@ beforeAll(async () => {
     if (req.url === "/hop") res.writeHead(302, { location: `http://rebind.test:${httpPort}/` }).end();
     else res.writeHead(200, { "content-type": "text/plain" }).end("fine");
   });
-  httpPort = await withTrap(http);
+  httpPort = await listenWithTrap(http, trap);
   const tcp = createTcpServer((socket) => {
     tcpAccepted++;
     socket.destroy();
   });
-  tcpPort = await withTrap(tcp);
+  tcpPort = await listenWithTrap(tcp, trap);
   const tls = createTlsServer({ key: certs.valid.key, cert: certs.valid.cert }, (socket) => socket.end());
   tls.on("connection", () => {
     tlsAccepted++;
   });
   tls.on("tlsClientError", () => {});
-  tlsPort = await withTrap(tls);
+  tlsPort = await listenWithTrap(tls, trap);
 });
 
 afterAll(async () => {
-  for (const server of servers) (server as Server).closeAllConnections?.();
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  await Promise.all(servers.map(closeServer));
   rmSync(scripts, { recursive: true, force: true });
 });
 

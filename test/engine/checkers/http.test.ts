@@ -1,16 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import {
-  DNS_DEFAULTS,
-  type HttpAssertions,
-  NO_ASSERTIONS,
-  REQUEST_DEFAULTS,
-} from "../../../server/contract/monitor.ts";
+import { type HttpAssertions, NO_ASSERTIONS, REQUEST_DEFAULTS } from "../../../server/contract/monitor.ts";
 import { DEFAULT_SUCCESS_CODES } from "../../../server/contract/site.ts";
 import type { CheckContext } from "../../../server/engine/checkers/checker.ts";
 import { checkHttpSite } from "../../../server/engine/checkers/http.ts";
 import type { DueCheck } from "../../../server/engine/outcome.ts";
+import { dueCheck as baseDueCheck } from "../../support/due-check.ts";
 
 /*
  * Real servers on loopback: "the site" and "another origin" on two ports of 127.0.0.1 (a port is part of the
@@ -161,28 +157,15 @@ beforeEach(() => {
 const REGION = "test-region";
 const context: CheckContext = { policy: { allowPrivate: true }, region: REGION, now: () => 0 };
 
+/** A check of `path` on the site from this region, with its default success codes, five seconds, slow after ten. */
 function dueCheck(path: string, overrides: Partial<DueCheck> = {}): DueCheck {
-  return {
-    siteId: "site-1",
+  return baseDueCheck(`${siteOrigin}${path}`, {
     region: REGION,
-    dueAt: 0,
-    url: `${siteOrigin}${path}`,
-    method: "GET",
-    headers: [],
     timeoutMs: 5000,
-    intervalMs: 60_000,
     successCodes: DEFAULT_SUCCESS_CODES,
-    errorCodes: [],
     slowMs: 10_000,
-    assertions: NO_ASSERTIONS,
-    request: REQUEST_DEFAULTS,
-    dns: DNS_DEFAULTS,
-    push: null,
-    recent: [],
-    domainCheckedAt: null,
-    owner: "test",
     ...overrides,
-  };
+  });
 }
 
 const asserting = (assertions: Partial<HttpAssertions>) => ({ assertions: { ...NO_ASSERTIONS, ...assertions } });

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import ipaddr from "ipaddr.js";
 import { afterAll, describe, expect, test } from "vitest";
-import { DNS_DEFAULTS, NO_ASSERTIONS, REQUEST_DEFAULTS } from "../../../server/contract/monitor.ts";
 import type { CheckContext } from "../../../server/engine/checkers/checker.ts";
 import { checkIcmp, createIcmpChecker, parsePing, pingAvailable } from "../../../server/engine/checkers/icmp.ts";
 import type { DueCheck } from "../../../server/engine/outcome.ts";
 import { refusedByPolicy } from "../../../server/net/address-policy.ts";
 import type { CheckPolicy } from "../../../server/net/http-check.ts";
+import { dueCheck as baseDueCheck } from "../../support/due-check.ts";
 
 /** Set (CI, or .ci/run's PORCHLIGHT_REQUIRE_PING): a machine where ping cannot run fails these tests, never skips. */
 const setting = (value: string | undefined) =>
@@ -25,29 +25,9 @@ const requirePing = () =>
 
 const ACCESS_HINT = "checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true";
 
-function dueCheck(url: string, overrides: Partial<DueCheck> = {}): DueCheck {
-  return {
-    siteId: "site-1",
-    region: "local",
-    dueAt: 0,
-    url,
-    method: "GET",
-    headers: [],
-    timeoutMs: 5000,
-    intervalMs: 60_000,
-    successCodes: [],
-    errorCodes: [],
-    slowMs: 1000,
-    assertions: NO_ASSERTIONS,
-    request: REQUEST_DEFAULTS,
-    dns: DNS_DEFAULTS,
-    push: null,
-    recent: [],
-    domainCheckedAt: null,
-    owner: "test",
-    ...overrides,
-  };
-}
+/** A check of `url` with five seconds for ping to answer. */
+const dueCheck = (url: string, overrides: Partial<DueCheck> = {}): DueCheck =>
+  baseDueCheck(url, { timeoutMs: 5000, ...overrides });
 
 const context = (policy: Partial<CheckPolicy> = {}): CheckContext => ({
   policy: { allowPrivate: false, ...policy },

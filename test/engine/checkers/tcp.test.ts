@@ -3,40 +3,15 @@ import { type AddressInfo, connect, createServer, type Server, type Socket } fro
 import { performance } from "node:perf_hooks";
 import { createServer as createTlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DNS_DEFAULTS, NO_ASSERTIONS, REQUEST_DEFAULTS } from "../../../server/contract/monitor.ts";
 import type { CheckContext } from "../../../server/engine/checkers/checker.ts";
 import { checkTcp } from "../../../server/engine/checkers/tcp.ts";
-import type { DueCheck } from "../../../server/engine/outcome.ts";
 import { refusedByPolicy } from "../../../server/net/address-policy.ts";
 import type { CheckPolicy } from "../../../server/net/http-check.ts";
 import { makeCertificates, type Pair, type TestCertificates } from "../../support/certificates.ts";
+import { dueCheck } from "../../support/due-check.ts";
 
 const ACCESS_HINT = "checking private, loopback and link-local addresses needs PORCHLIGHT_ALLOW_PRIVATE_TARGETS=true";
 const DAY = 86_400_000;
-
-function dueCheck(url: string, overrides: Partial<DueCheck> = {}): DueCheck {
-  return {
-    siteId: "site-1",
-    region: "local",
-    dueAt: 0,
-    url,
-    method: "GET",
-    headers: [],
-    timeoutMs: 2000,
-    intervalMs: 60_000,
-    successCodes: [],
-    errorCodes: [],
-    slowMs: 1000,
-    assertions: NO_ASSERTIONS,
-    request: REQUEST_DEFAULTS,
-    dns: DNS_DEFAULTS,
-    push: null,
-    recent: [],
-    domainCheckedAt: null,
-    owner: "test",
-    ...overrides,
-  };
-}
 
 const context = (policy: Partial<CheckPolicy> = {}): CheckContext => ({
   policy: { allowPrivate: true, ...policy },
