@@ -56,6 +56,7 @@ export default defineConfig({
             "api/maintenance",
             "api/accounts",
             "api/public-reads",
+            "api/subscribers",
             "api/operations",
             "api/anonymous",
             { label: "OpenAPI reference", link: "/api/reference/" },

@@ -22,6 +22,7 @@ import { PushInbox, pushRoutes } from "./api/push.ts";
 import { sessionRoutes } from "./api/session.ts";
 import { siteRoutes } from "./api/sites.ts";
 import { statusPageRoutes } from "./api/status-pages.ts";
+import { subscriberRoutes } from "./api/subscribers.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { ROLE_PERMISSIONS, type RoleName } from "./contract/account.ts";
@@ -51,6 +52,7 @@ import type { Logger } from "./log.ts";
 import { dashboardRoutes } from "./pages/dashboard.ts";
 import { hostedPageRoutes } from "./pages/hosted-pages.ts";
 import { LandingPage, landingRoute } from "./pages/landing.ts";
+import { subscriptionPages } from "./pages/subscriptions.ts";
 import type { Store } from "./store/store.ts";
 import { keptEtag, PUBLIC_CORS, pollHeaders, strongEtag } from "./views/headers.ts";
 import { PageViews } from "./views/page-views.ts";
@@ -170,6 +172,15 @@ export function createApp({
     ...publicPageRoutes({ store, clock, views, config, limiter, passwordChecks: deps.passwordChecks }),
     ...badgeRoutes({ pages: badgePages, clock }),
     ...anonRoutes({ store, clock, config, logger, mailer, limiter }),
+    ...subscriberRoutes({
+      store,
+      clock,
+      views,
+      config,
+      limiter,
+      passwordChecks: deps.passwordChecks,
+      token: (nonce) => secrets.token(nonce),
+    }),
   ];
   const document = JSON.stringify(openApiDocument(routes, config.publicUrl));
 
@@ -282,6 +293,7 @@ export function createApp({
   }
 
   anonPages(app, { store, clock });
+  subscriptionPages(app, { store, clock, token: (nonce) => secrets.token(nonce) });
   dashboardRoutes(app, {
     dir: dashboardDir,
     publicUrl: config.publicUrl,

@@ -361,4 +361,5 @@ export const UNKNOWN_PARAMS: Record<string, string> = {
   invitationId: "lnk_0000000000000000",
   tokenId: "tok_0000000000000000",
   token: "A".repeat(32),
+  subscriberId: "sub_000000000000000000000000",
 };

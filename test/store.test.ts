@@ -43,6 +43,7 @@ describeStores("store", (kind) => {
       "0014_maintenance_end",
       "0015_monitor_kinds",
       "0016_check_found",
+      "0017_subscribers",
     ]);
     await again.close();
   });

@@ -4,7 +4,7 @@
  * clear. The key is PORCHLIGHT_SECRET_KEY when set (every process of a deployment on several machines needs the same),
  * else a key file in the data directory, made on first use (mode 0600).
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -12,6 +12,7 @@ const VERSION = "v1";
 
 export class SecretBox {
   #key: Buffer | undefined;
+  #linkKey: Buffer | undefined;
 
   /** `secret`: PORCHLIGHT_SECRET_KEY, or undefined for the data directory's key file. */
   constructor(
@@ -46,6 +47,16 @@ export class SecretBox {
     const cipher = createCipheriv("aes-256-gcm", this.#keyBytes(), iv);
     const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
     return [VERSION, iv.toString("base64"), cipher.getAuthTag().toString("base64"), body.toString("base64")].join(":");
+  }
+
+  /**
+   * A link's token for `nonce` (a subscriber's confirm or manage link), which only this key reproduces: HMAC-SHA256
+   * under a key of its own derived from this one, base64url (43 characters). The store keeps the nonce and the
+   * token's hash, so that a copy of the database cannot make a working link.
+   */
+  token(nonce: string): string {
+    this.#linkKey ??= createHash("sha256").update("porchlight link tokens\0").update(this.#keyBytes()).digest();
+    return createHmac("sha256", this.#linkKey).update(nonce).digest("base64url");
   }
 
   /** The sealed text; throws when it was sealed under another key or altered. */

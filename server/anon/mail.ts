@@ -176,13 +176,16 @@ function fileMailer(options: { from: string; dataDir: string; logger: Logger }):
   };
 }
 
+/** Nodemailer's message: a Message-ID among the headers (a subscriber notice's, for threading) is its messageId. */
 function content(message: MailMessage) {
+  const { "Message-ID": messageId, ...headers } = message.headers ?? {};
   return {
     to: message.to,
     subject: message.subject,
     text: message.text,
     html: message.html,
-    headers: message.headers ?? {},
+    headers,
+    ...(messageId ? { messageId } : {}),
   };
 }
 

@@ -134,6 +134,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
           },
           body.message,
           affectedItems(body.items ?? [], impact),
+          body.notify ?? body.status !== "resolved",
         );
         changed();
         return envelope(201, "Incident created", await loadIncident(params.id, id, items));
@@ -159,7 +160,7 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
         await mustExist(params.id, params.incidentId);
         const posted = clock.now();
         const at = body.at === undefined ? undefined : givenTime("at", body.at, posted).toISOString();
-        const update = { status: body.status, message: body.message, at };
+        const update = { status: body.status, message: body.message, at, notify: body.notify };
         const result = await store.incidents.addUpdate(params.id, params.incidentId, update, posted.toISOString());
         if (!result.ok) {
           if (result.refused === "missing") throw notFound("Incident");

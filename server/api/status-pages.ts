@@ -140,7 +140,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
       operationId: "updateStatusPage",
       summary: "Change a status page",
       description:
-        "theme, display and incidentPolicy (its template too) are merged field by field. logo and favicon take an https:// address (replacing an uploaded image) or null. Setting visibility to password-protected (or its alias password) needs a password unless the page has one; leaving password-protected visibility erases the stored hash.",
+        "theme, display, incidentPolicy (its template too) and subscriptions are merged field by field. logo and favicon take an https:// address (replacing an uploaded image) or null. Setting visibility to password-protected (or its alias password) needs a password unless the page has one; leaving password-protected visibility erases the stored hash.",
       tag: "Status pages",
       access: "token",
       permission: "status_pages:write",
@@ -186,6 +186,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
         if (body.theme) changes.theme = body.theme;
         if (body.display) changes.display = body.display;
         if (body.incidentPolicy) changes.incidentPolicy = body.incidentPolicy;
+        if (body.subscriptions) changes.subscriptions = body.subscriptions;
         const row = await store.pages
           .update(p.workspaceId, params.id, pageChangeColumns(current, changes))
           .catch(onUnique);

@@ -1,5 +1,6 @@
 import { SecretBox } from "../accounts/sealed.ts";
 import type { AlertMailer } from "../alerts/deliver.ts";
+import { NoticeSender } from "../alerts/notice-sender.ts";
 import { AlertSender } from "../alerts/sender.ts";
 import { systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
@@ -45,6 +46,23 @@ export function createSender(store: Store, config: Config, logger: Logger, maile
     // A delivery ends well within its claim: at most half of it (the default claim of 60 s leaves a mail its 30 s).
     delivery: { mailer, allowPrivate: config.allowPrivateTargets, timeoutMs: config.alertLeaseMs / 2 },
     providers: { apis: config.alertApis },
+    leaseMs: config.alertLeaseMs,
+  });
+}
+
+/**
+ * The subscribers' sender of a process that runs an engine: it fans out the notices incident changes write and
+ * delivers them and the sign-ups' confirmations, with slots of its own beside the alerts'; not started.
+ */
+export function createNoticeSender(store: Store, config: Config, logger: Logger, mailer: AlertMailer): NoticeSender {
+  const secrets = new SecretBox(config.secretKey, config.dataDir);
+  return new NoticeSender({
+    store,
+    clock: systemClock,
+    logger,
+    mailer,
+    token: (nonce) => secrets.token(nonce),
+    publicUrl: config.publicUrl,
     leaseMs: config.alertLeaseMs,
   });
 }

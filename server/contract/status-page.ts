@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Pagination, Timestamp } from "./common.ts";
 import { PUBLIC_MAINTENANCE_DAYS, PublicMaintenance } from "./maintenance.ts";
 import { SiteId } from "./site.ts";
+import { SubscriptionSettings, SubscriptionSettingsPatch } from "./subscribers.ts";
 
 /** Paths the hosted pages and the API own: a status page may not take them as its slug. */
 export const RESERVED_SLUGS = new Set([
@@ -293,6 +294,7 @@ export const StatusPageCreate = z
       .default(null)
       .meta({ description: "An https:// address of the page's favicon; or upload one (PUT …/favicon)" }),
     incidentPolicy: IncidentPolicy.prefault({}),
+    subscriptions: SubscriptionSettings.prefault({}),
   })
   .refine((p) => p.visibility !== "password-protected" || p.password !== undefined, passwordRule)
   .refine((p) => p.visibility === "password-protected" || p.password === undefined, {
@@ -322,6 +324,7 @@ export const StatusPagePatch = z
         "An https:// address, replacing an uploaded favicon; null removes the favicon; the page's current value changes nothing",
     }),
     incidentPolicy: IncidentPolicyPatch.optional(),
+    subscriptions: SubscriptionSettingsPatch.optional(),
   })
   .meta({ id: "StatusPagePatch" });
 export type StatusPagePatch = z.infer<typeof StatusPagePatch>;
@@ -389,6 +392,7 @@ export const StatusPage = z
     favicon: imageField("favicon"),
     url: z.string().meta({ description: "Where visitors find the page" }),
     incidentPolicy: IncidentPolicy,
+    subscriptions: SubscriptionSettings,
     createdAt: Timestamp,
     updatedAt: Timestamp,
     items: z.array(OwnerItem),
@@ -485,6 +489,10 @@ export const IncidentCreate = z
       description:
         "false records a draft that only the workspace reads until published (POST …/incidents/{incidentId}/publish)",
     }),
+    notify: z.boolean().optional().meta({
+      description:
+        "Tell the page's subscribers once it is published. Defaults to true, except for an incident recorded resolved (after the fact)",
+    }),
   })
   .refine((i) => i.resolvedAt === undefined || i.status === "resolved", {
     message: "Set the resolution time only with the status resolved.",
@@ -562,6 +570,9 @@ export const IncidentUpdateCreate = z
         `When the update happened, for one entered after the fact. Defaults to now; not in the future, not before the incident started or its latest update (${skew}; equal to the latest is allowed). ` +
         "With status resolved it becomes the incident's resolved_at, unless the incident is already resolved.",
       example: "2026-10-31T11:30:00.000Z",
+    }),
+    notify: z.boolean().default(true).meta({
+      description: "Tell the page's subscribers (when the incident is published; a draft's updates tell no one)",
     }),
   })
   .meta({ id: "IncidentUpdateCreate" });

@@ -78,7 +78,7 @@ export class FastPathCounts {
 
 export const PUBLIC_CORS_PREFLIGHT = {
   "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, HEAD, OPTIONS",
+  "access-control-allow-methods": "GET, HEAD, POST, OPTIONS",
   "access-control-allow-headers": "X-Status-Page-Password, Authorization, If-None-Match, Content-Type",
   "access-control-max-age": "86400",
 } as const;

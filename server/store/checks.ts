@@ -438,6 +438,9 @@ export class CheckQueries extends Queries {
         .returning(["id", "page_id"])
         .execute();
       for (const pageId of new Set(published.map((d) => d.page_id))) await this.pages.touch(pageId, now, trx);
+      for (const d of published) {
+        await this.incidents.notice(trx, d.page_id, d.id, "published", `incident:${d.id}:published`, now);
+      }
       return published.length;
     });
   }
@@ -484,9 +487,13 @@ export class CheckQueries extends Queries {
         })
         .execute();
       await this.pages.touch(write.incident.page_id, now, trx);
+      if (write.incident.published_at) {
+        const key = `incident:${id}:published`;
+        await this.incidents.notice(trx, write.incident.page_id, id, "published", key, now);
+      }
       return;
     }
-    await trx
+    const update = await trx
       .insertInto("incident_updates")
       .values({
         incident_id: write.incidentId,
@@ -495,10 +502,11 @@ export class CheckQueries extends Queries {
         detail: write.detail,
         created_at: write.at,
       })
-      .execute();
+      .returning("id")
+      .executeTakeFirstOrThrow();
     const current = await trx
       .selectFrom("incidents")
-      .select(["resolved_at"])
+      .select(["resolved_at", "published_at"])
       .where("id", "=", write.incidentId)
       .executeTakeFirstOrThrow();
     // Resolving keeps an earlier resolution time; any other status re-opens.
@@ -514,6 +522,12 @@ export class CheckQueries extends Queries {
       .where("id", "=", write.incidentId)
       .execute();
     await this.pages.touch(write.pageId, now, trx);
+    // The engine's own updates between (still down, degraded again) tell subscribers nothing: its incident's
+    // publication and resolution do.
+    if (current.published_at !== null && write.status === "resolved") {
+      const key = `incident:${write.incidentId}:update:${update.id}`;
+      await this.incidents.notice(trx, write.pageId, write.incidentId, "resolved", key, now);
+    }
   }
 
   private async addStats(trx: Kysely<Database>, deltas: StatDelta[], now: string): Promise<number> {

@@ -4,6 +4,7 @@ import { groupBy } from "../group-by.ts";
 import { type Connection, Queries } from "./connection.ts";
 import type { Database, IncidentRow, IncidentUpdateRow } from "./schema.ts";
 import type { PageQueries } from "./status-pages.ts";
+import type { SubscriberQueries } from "./subscribers.ts";
 
 /** An item an owner named as affected by an incident. */
 interface IncidentItemRow {
@@ -112,6 +113,7 @@ export class IncidentQueries extends Queries {
   constructor(
     connection: Connection,
     private readonly pages: PageQueries,
+    private readonly subscribers: SubscriberQueries,
   ) {
     super(connection);
   }
@@ -201,13 +203,45 @@ export class IncidentQueries extends Queries {
       .execute();
   }
 
-  /** Inserts an incident, its first update and the items it affects (the page's items) in one transaction. */
-  create(row: Insertable<Database["incidents"]>, message: string, items: AffectedItem[] = []): Promise<number> {
+  /**
+   * Inserts an incident, its first update and the items it affects (the page's items) in one transaction; with
+   * `notify`, a published one's notice to subscribers too.
+   */
+  create(
+    row: Insertable<Database["incidents"]>,
+    message: string,
+    items: AffectedItem[] = [],
+    notify = false,
+  ): Promise<number> {
     return this.transaction(async (trx) => {
       const id = await this.insert(trx, row, message);
       await this.link(trx, id, items);
+      if (notify && row.published_at) {
+        const event = row.status === "resolved" ? "resolved" : "published";
+        await this.notice(trx, row.page_id, id, event, `incident:${id}:published`, row.published_at);
+      }
       return id;
     });
+  }
+
+  /** Writes the notice of an incident's latest update, in the caller's transaction (subscribers.writeNotice). */
+  async notice(
+    trx: Kysely<Database>,
+    pageId: number,
+    incidentId: number,
+    event: "published" | "updated" | "resolved",
+    key: string,
+    at: string,
+  ): Promise<void> {
+    const latest = await trx
+      .selectFrom("incident_updates")
+      .select("id")
+      .where("incident_id", "=", incidentId)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    await this.subscribers.writeNotice(trx, { pageId, incidentId, updateId: latest.id, event, key, at });
   }
 
   /** Names the items an incident affects, in place of those named before; an item named twice counts once, worst. */
@@ -259,13 +293,13 @@ export class IncidentQueries extends Queries {
   async addUpdate(
     pageId: number,
     incidentId: number,
-    update: { status: string; message: string; at?: string | undefined },
+    update: { status: string; message: string; at?: string | undefined; notify?: boolean },
     now: string,
   ): Promise<AddUpdateResult> {
     return this.transaction(async (trx) => {
       const incident = await trx
         .selectFrom("incidents")
-        .select(["started_at"])
+        .select(["started_at", "published_at"])
         .where("id", "=", incidentId)
         .where("page_id", "=", pageId)
         .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
@@ -288,7 +322,11 @@ export class IncidentQueries extends Queries {
       } else if (Date.parse(at) < Date.parse(latestAt)) {
         return { ok: false, refused: "before-latest", bound: latestAt };
       }
-      await this.write(trx, pageId, incidentId, update.status, update.message, at, now);
+      const updateId = await this.write(trx, pageId, incidentId, update.status, update.message, at, now);
+      if (update.notify !== false && incident.published_at !== null) {
+        const event = update.status === "resolved" ? "resolved" : "updated";
+        await this.notice(trx, pageId, incidentId, event, `incident:${incidentId}:update:${updateId}`, now);
+      }
       return { ok: true };
     });
   }
@@ -328,11 +366,12 @@ export class IncidentQueries extends Queries {
     message: string,
     at: string,
     now: string,
-  ): Promise<void> {
-    await trx
+  ): Promise<number> {
+    const { id } = await trx
       .insertInto("incident_updates")
       .values({ incident_id: incidentId, status, message, created_at: at })
-      .execute();
+      .returning("id")
+      .executeTakeFirstOrThrow();
     const current = await trx
       .selectFrom("incidents")
       .select(["resolved_at"])
@@ -345,6 +384,7 @@ export class IncidentQueries extends Queries {
       .where("id", "=", incidentId)
       .execute();
     await this.pages.touch(pageId, now, trx);
+    return id;
   }
 
   /** Renames an incident, sets its impact, or names the items it affects (the page's items), or several. */
@@ -370,8 +410,11 @@ export class IncidentQueries extends Queries {
     });
   }
 
-  /** Lets visitors read an incident from `now`; one already published keeps its time. False when it is gone. */
-  async publish(pageId: number, incidentId: number, now: string): Promise<boolean> {
+  /**
+   * Lets visitors read an incident from `now`, telling its subscribers unless `notify` is false; one already
+   * published keeps its time. False when it is gone.
+   */
+  async publish(pageId: number, incidentId: number, now: string, notify = true): Promise<boolean> {
     return this.transaction(async (trx) => {
       const result = await trx
         .updateTable("incidents")
@@ -382,6 +425,7 @@ export class IncidentQueries extends Queries {
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) > 0) {
         await this.pages.touch(pageId, now, trx);
+        if (notify) await this.notice(trx, pageId, incidentId, "published", `incident:${incidentId}:published`, now);
         return true;
       }
       const found = await trx

@@ -607,6 +607,103 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable("check_results").addColumn("found", "text").execute();
       }),
     },
+    "0017_subscribers": {
+      up: atomically(dialect, async (db) => {
+        // A page's subscription settings (contract SubscriptionSettings, JSON); '{}' is off.
+        await db.schema
+          .alterTable("status_pages")
+          .addColumn("subscriptions", "text", (c) => c.notNull().defaultTo("{}"))
+          .execute();
+        // A page's subscribers. Links carry tokens derived from a nonce under the server's key (accounts/sealed.ts);
+        // only the nonce and the token's hash are stored. access_key: the page's password hash when they signed up,
+        // so that a changed password (or a page made private) stops notices to those who no longer have access.
+        await db.schema
+          .createTable("subscribers")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("page_id", "integer", (c) => c.notNull().references("status_pages.id").onDelete("cascade"))
+          .addColumn("kind", "text", (c) => c.notNull())
+          .addColumn("address", "text", (c) => c.notNull())
+          .addColumn("items", "text", (c) => c.notNull().defaultTo("[]"))
+          .addColumn("state", "text", (c) => c.notNull())
+          .addColumn("access_key", "text")
+          .addColumn("confirm_nonce", "text")
+          .addColumn("confirm_hash", "text")
+          .addColumn("confirm_expires_at", "text")
+          .addColumn("confirm_sent", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("confirm_sent_at", "text")
+          .addColumn("manage_nonce", "text", (c) => c.notNull())
+          .addColumn("manage_hash", "text", (c) => c.notNull())
+          .addColumn("failures", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("suspended_reason", "text")
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("confirmed_at", "text")
+          .execute();
+        await db.schema
+          .createIndex("subscribers_address")
+          .unique()
+          .on("subscribers")
+          .columns(["page_id", "kind", "address"])
+          .execute();
+        await db.schema.createIndex("subscribers_confirm").unique().on("subscribers").column("confirm_hash").execute();
+        await db.schema.createIndex("subscribers_manage").unique().on("subscribers").column("manage_hash").execute();
+        // What subscribers are told, written in the transaction of the incident change that caused it: one row per
+        // event (key: unique per page), fanned out to deliveries afterwards, subscriber by subscriber (cursor).
+        await db.schema
+          .createTable("subscriber_notices")
+          .addColumn("id", serial, (c) => autoId(c))
+          .addColumn("page_id", "integer", (c) => c.notNull().references("status_pages.id").onDelete("cascade"))
+          .addColumn("key", "text", (c) => c.notNull())
+          .addColumn("event", "text", (c) => c.notNull())
+          .addColumn("incident_id", "integer", (c) => c.notNull())
+          .addColumn("update_id", "integer", (c) => c.notNull())
+          .addColumn("items", "text", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("fan_cursor", "text", (c) => c.notNull().defaultTo(""))
+          .addColumn("fanned_out_at", "text")
+          .execute();
+        await db.schema
+          .createIndex("subscriber_notices_key")
+          .unique()
+          .on("subscriber_notices")
+          .columns(["page_id", "key"])
+          .execute();
+        await db.schema
+          .createIndex("subscriber_notices_waiting")
+          .on("subscriber_notices")
+          .columns(["fanned_out_at", "id"])
+          .execute();
+        // One row per subscriber and message (a notice, or a confirmation: notice_id 0), delivered like alerts:
+        // leased, retried with backoff. The key (notice:<id>, confirm:<nonce>) makes each subscriber's copy of a
+        // message one row, whoever fans out and however often.
+        await db.schema
+          .createTable("subscriber_deliveries")
+          .addColumn("id", serial, (c) => autoId(c))
+          .addColumn("subscriber_id", "text", (c) => c.notNull().references("subscribers.id").onDelete("cascade"))
+          .addColumn("notice_id", "integer", (c) => c.notNull())
+          .addColumn("key", "text", (c) => c.notNull())
+          .addColumn("confirm_nonce", "text")
+          .addColumn("state", "text", (c) => c.notNull())
+          .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("next_attempt_at", "text", (c) => c.notNull())
+          .addColumn("lease_owner", "text")
+          .addColumn("lease_until", "text")
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("finished_at", "text")
+          .addColumn("last_error", "text")
+          .execute();
+        await db.schema
+          .createIndex("subscriber_deliveries_once")
+          .unique()
+          .on("subscriber_deliveries")
+          .columns(["subscriber_id", "key"])
+          .execute();
+        await db.schema
+          .createIndex("subscriber_deliveries_due")
+          .on("subscriber_deliveries")
+          .columns(["state", "next_attempt_at"])
+          .execute();
+      }),
+    },
   };
 }
 

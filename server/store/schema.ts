@@ -152,6 +152,63 @@ export interface Database {
     updated_at: string;
     /** JSON of the contract's IncidentPolicy; '{}' is the defaults. */
     incident_policy: Generated<string>;
+    /** JSON of the contract's SubscriptionSettings; '{}' is off. */
+    subscriptions: Generated<string>;
+  };
+  /** A page's subscriber (contract Subscriber); its links' tokens are derived from the nonces, stored hashed. */
+  subscribers: {
+    id: string;
+    page_id: number;
+    kind: string;
+    /** The normalised e-mail address. */
+    address: string;
+    /** JSON array of the chosen item ids; [] is all. */
+    items: Generated<string>;
+    state: string;
+    /** The page's password hash when they signed up (null: none); a different one now stops their notices. */
+    access_key: string | null;
+    confirm_nonce: string | null;
+    confirm_hash: string | null;
+    confirm_expires_at: string | null;
+    confirm_sent: Generated<number>;
+    confirm_sent_at: string | null;
+    manage_nonce: string;
+    manage_hash: string;
+    failures: Generated<number>;
+    suspended_reason: string | null;
+    created_at: string;
+    confirmed_at: string | null;
+  };
+  /** One event subscribers are told of, written with the change that caused it; fanned out afterwards. */
+  subscriber_notices: {
+    id: Generated<number>;
+    page_id: number;
+    key: string;
+    event: string;
+    incident_id: number;
+    update_id: number;
+    /** JSON array of the item ids the incident touches. */
+    items: string;
+    created_at: string;
+    /** The last subscriber id fanned out to. */
+    fan_cursor: Generated<string>;
+    fanned_out_at: string | null;
+  };
+  /** One message to one subscriber: a notice's copy, or a confirmation (notice_id 0). */
+  subscriber_deliveries: {
+    id: Generated<number>;
+    subscriber_id: string;
+    notice_id: number;
+    key: string;
+    confirm_nonce: string | null;
+    state: string;
+    attempts: Generated<number>;
+    next_attempt_at: string;
+    lease_owner: string | null;
+    lease_until: string | null;
+    created_at: string;
+    finished_at: string | null;
+    last_error: string | null;
   };
   /** A workspace's alert channel: config sealed (it holds credentials), target masked for answers. */
   alert_channels: {

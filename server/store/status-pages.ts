@@ -11,6 +11,7 @@ import {
   Theme,
   type Visibility,
 } from "../contract/status-page.ts";
+import { DEFAULT_SUBSCRIPTIONS, SubscriptionSettings } from "../contract/subscribers.ts";
 import { Queries } from "./connection.ts";
 import type { Database, ItemRow, PageRow } from "./schema.ts";
 
@@ -30,6 +31,7 @@ export function statusPageView(row: PageRow, items: ItemRow[], publicUrl: string
     favicon: row.favicon,
     url: `${publicUrl}/${row.slug}`,
     incidentPolicy: incidentPolicyOf(row.incident_policy),
+    subscriptions: subscriptionsOf(row.subscriptions),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     items: items.filter((i) => i.page_id === row.id).map(ownerItem),
@@ -90,6 +92,7 @@ export function newPageColumns(
     logo: page.logo,
     favicon: page.favicon,
     incident_policy: JSON.stringify(page.incidentPolicy),
+    subscriptions: JSON.stringify(page.subscriptions),
     created_at: at,
     updated_at: at,
   };
@@ -112,11 +115,13 @@ export interface PageChange {
   display?: StatusPagePatch["display"];
   /** Merged into what the owner set (its template too): fields never set keep following the defaults. */
   incidentPolicy?: StatusPagePatch["incidentPolicy"];
+  /** Merged over the stored settings. */
+  subscriptions?: StatusPagePatch["subscriptions"];
 }
 
 /** The columns a change of `current` writes. */
 export function pageChangeColumns(
-  current: Pick<PageRow, "theme" | "display" | "incident_policy">,
+  current: Pick<PageRow, "theme" | "display" | "incident_policy" | "subscriptions">,
   change: PageChange,
 ): Partial<PageRow> {
   const columns: Partial<PageRow> = { updated_at: change.updatedAt };
@@ -134,6 +139,9 @@ export function pageChangeColumns(
     const { template, ...rest } = change.incidentPolicy;
     const stored = JSON.parse(current.incident_policy) as { template?: object };
     columns.incident_policy = JSON.stringify({ ...stored, ...rest, template: { ...stored.template, ...template } });
+  }
+  if (change.subscriptions) {
+    columns.subscriptions = JSON.stringify({ ...subscriptionsOf(current.subscriptions), ...change.subscriptions });
   }
   return columns;
 }
@@ -168,6 +176,15 @@ export function visibilityOf(stored: string): Visibility {
   if (stored === "password" || stored === "password-protected") return "password-protected";
   if (stored === "public" || stored === "private") return stored;
   throw new Error(`status page visibility ${JSON.stringify(stored)} is not one Porchlight writes`);
+}
+
+/** A page's subscription settings from its column: off, should it hold what this release cannot read. */
+export function subscriptionsOf(stored: string): SubscriptionSettings {
+  try {
+    return SubscriptionSettings.catch(DEFAULT_SUBSCRIPTIONS).parse(JSON.parse(stored));
+  } catch {
+    return DEFAULT_SUBSCRIPTIONS;
+  }
 }
 
 /**
@@ -232,7 +249,10 @@ export class PageQueries extends Queries {
 
   async insert(
     trx: Kysely<Database>,
-    row: Omit<PageRow, "id" | "incident_policy"> & { incident_policy?: string },
+    row: Omit<PageRow, "id" | "incident_policy" | "subscriptions"> & {
+      incident_policy?: string;
+      subscriptions?: string;
+    },
   ): Promise<PageRow> {
     return trx.insertInto("status_pages").values(row).returningAll().executeTakeFirstOrThrow();
   }

@@ -16,6 +16,7 @@ import type { Database } from "./schema.ts";
 import { SessionQueries } from "./sessions.ts";
 import { SiteQueries } from "./sites.ts";
 import { PageQueries } from "./status-pages.ts";
+import { SubscriberQueries } from "./subscribers.ts";
 
 export interface StoreOptions {
   dataDir: string;
@@ -104,6 +105,7 @@ export class Store extends Connection {
   readonly views: ViewQueries;
   readonly checks: CheckQueries;
   readonly anon: AnonQueries;
+  readonly subscribers: SubscriberQueries;
 
   /**
    * @param othersWrote a number that changes when another connection commits to the database (SQLite): the
@@ -121,7 +123,8 @@ export class Store extends Connection {
     this.pages = new PageQueries(this);
     this.alerts = new AlertQueries(this);
     this.maintenance = new MaintenanceQueries(this);
-    this.incidents = new IncidentQueries(this, this.pages);
+    this.subscribers = new SubscriberQueries(this);
+    this.incidents = new IncidentQueries(this, this.pages, this.subscribers);
     this.sites = new SiteQueries(this, this.incidents);
     this.views = new ViewQueries(this, this.sites, this.incidents);
     this.checks = new CheckQueries(this, this.pages, this.incidents, this.alerts);

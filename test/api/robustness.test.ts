@@ -153,6 +153,8 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
       snapshotId: "AAAAAAAAAAAAAAAAAAAAAA",
       // Well formed; names no push site.
       token: "A".repeat(32),
+      // Well formed; the page has no subscriber.
+      subscriberId: `sub_${"1".repeat(24)}`,
     };
     ops = operations((await api.get("/public/v1/openapi.json")).json);
   });
@@ -446,6 +448,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     "POST /public/v1/tokens": { name: "T" },
     "POST /public/anon/domain-snapshot": { domain: "example.com" },
     "POST /public/anon/domain-report-24h": { domain: "example.com", email: "someone@example.com" },
+    "POST /public/v1/status-page/{slug}/subscribers": { email: "someone@example.com", items: [1] },
   });
   const nameOf = (def: Route) => `${def.method.toUpperCase()} ${def.path}`;
   const paramValue = (def: Route, name: string) =>

@@ -1,0 +1,210 @@
+/**
+ * Tells a page's subscribers: fans each notice (written with the incident change that caused it) out to one
+ * delivery per subscriber who may read it and chose a service it touches, then delivers those and the sign-ups'
+ * confirmations as the alert sender does: claimed with a lease, retried with backoff until the delivery window
+ * closes. It runs beside the alert sender with slots of its own, so a fan-out to many subscribers never waits in
+ * front of an owner's alert. A hard bounce (a 5xx reply) suspends the subscriber at once, FAILURES_TO_SUSPEND
+ * failures in a row too; the owner sees why.
+ */
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../clock.ts";
+import { FAILURES_TO_SUSPEND } from "../contract/subscribers.ts";
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/store.ts";
+import type { DeliveryClaim, NoticeContent } from "../store/subscribers.ts";
+import { DELIVERY_WINDOW_MS, retryDelayMs } from "./backoff.ts";
+import type { AlertMailer } from "./deliver.ts";
+import { MAIL_TIMEOUT_MS } from "./deliver.ts";
+import { confirmationEmail, type NoticeEmail, noticeEmail } from "./notice-emails.ts";
+
+export interface NoticeSenderDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  mailer: AlertMailer;
+  /** A link's token for a nonce (accounts/sealed.ts's SecretBox.token). */
+  token: (nonce: string) => string;
+  /** PORCHLIGHT_PUBLIC_URL: the links' origin. */
+  publicUrl: string;
+  /** Messages under way at once (default 8). */
+  concurrency?: number;
+  leaseMs?: number;
+  random?: () => number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const STOP_WAIT_MS = 3000;
+/** Notices whose content is kept for the deliveries of a fan-out. */
+const KEPT_NOTICES = 100;
+
+/** The links of a subscriber's messages. */
+export function subscriberUrls(publicUrl: string, token: string) {
+  return {
+    confirmUrl: `${publicUrl}/subscriptions/confirm?token=${token}`,
+    manageUrl: `${publicUrl}/subscriptions/manage?token=${token}`,
+    unsubscribeUrl: `${publicUrl}/subscriptions/unsubscribe?token=${token}`,
+  };
+}
+
+/** Whether a send failed for good: the mail server refused the address (a 5xx reply). */
+const hardBounce = (error: unknown) => (error as { permanent?: unknown } | null)?.permanent === true;
+
+export class NoticeSender {
+  readonly owner = `notices_${randomBytes(6).toString("hex")}`;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopped = true;
+  #running: Promise<void> | undefined;
+  readonly #notices = new Map<number, NoticeContent | undefined>();
+
+  constructor(private readonly deps: NoticeSenderDeps) {}
+
+  /** Fans out and delivers every `everyMs` until stop(); a pass that finds work goes on at once. */
+  start(everyMs = 1000): void {
+    this.#stopped = false;
+    const loop = () => {
+      if (this.#stopped) return;
+      this.#running = this.tick()
+        .then((worked) => worked > 0)
+        .catch((error: unknown) => {
+          this.deps.logger.error({ err: error }, "telling subscribers failed");
+          return false;
+        })
+        .then((more) => {
+          this.#running = undefined;
+          if (!this.#stopped) this.#timer = setTimeout(loop, more ? 0 : everyMs);
+        });
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.#running, new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * One pass, as tests drive it: fans out one step of the waiting notices, then claims and delivers as many due
+   * messages as may run at once. Returns how many steps and messages it handled.
+   */
+  async tick(): Promise<number> {
+    const { store, clock } = this.deps;
+    let worked = 0;
+    const now = clock.now().getTime();
+    if (await store.subscribers.anyToFanOut()) {
+      if (await store.subscribers.fanOutStep(iso(now))) worked++;
+    }
+    if (!(await store.subscribers.anyDue(iso(now)))) return worked;
+    const claimed = await store.subscribers.claimDue({
+      owner: this.owner,
+      now: iso(now),
+      leaseUntil: iso(now + (this.deps.leaseMs ?? 60_000)),
+      limit: this.deps.concurrency ?? 8,
+    });
+    await Promise.all(claimed.map((claim) => this.#deliverOrHandBack(claim)));
+    return worked + claimed.length;
+  }
+
+  async #deliverOrHandBack(claim: DeliveryClaim): Promise<void> {
+    try {
+      await this.#deliver(claim);
+    } catch (error) {
+      this.deps.logger.error({ err: error, deliveryId: claim.id }, "a subscriber's message could not be recorded");
+      const later = iso(this.deps.clock.now().getTime() + retryDelayMs(claim.attempts + 1, this.#random()));
+      await this.deps.store.subscribers.release(claim.id, this.owner, later).catch(() => {});
+    }
+  }
+
+  #random(): number {
+    return (this.deps.random ?? Math.random)();
+  }
+
+  async #content(noticeId: number): Promise<NoticeContent | undefined> {
+    if (!this.#notices.has(noticeId)) {
+      if (this.#notices.size >= KEPT_NOTICES) this.#notices.delete(this.#notices.keys().next().value as number);
+      this.#notices.set(noticeId, await this.deps.store.subscribers.noticeContent(noticeId));
+    }
+    return this.#notices.get(noticeId);
+  }
+
+  /** The message of a claim: its confirmation, or its notice; undefined when what it told of is gone. */
+  async #message(claim: DeliveryClaim): Promise<NoticeEmail | undefined> {
+    const { publicUrl, token, store } = this.deps;
+    const links = subscriberUrls(publicUrl, token(claim.manageNonce));
+    if (claim.confirmNonce !== null) {
+      const page = await store.subscribers.pageById(claim.pageId);
+      if (!page) return undefined;
+      return confirmationEmail({
+        pageName: page.name,
+        accentColor: page.accentColor,
+        pageUrl: pageUrl(publicUrl, page),
+        confirmUrl: subscriberUrls(publicUrl, token(claim.confirmNonce)).confirmUrl,
+      });
+    }
+    const content = await this.#content(claim.noticeId);
+    if (!content) return undefined;
+    const host = new URL(publicUrl).hostname;
+    const thread = `<incident-${content.incident.id}.${claim.subscriberId}@${host}>`;
+    return noticeEmail(
+      content,
+      { pageUrl: pageUrl(publicUrl, content.page), manageUrl: links.manageUrl, unsubscribeUrl: links.unsubscribeUrl },
+      {
+        messageId: content.event === "published" ? thread : `<notice-${claim.noticeId}.${claim.subscriberId}@${host}>`,
+        thread,
+        eventId: `notice-${claim.noticeId}`,
+        listId: `"${content.page.name.replace(/[<>"\\\r\n]/g, "")}" <${content.page.slug}.status.${host}>`,
+      },
+    );
+  }
+
+  async #deliver(claim: DeliveryClaim): Promise<void> {
+    const { store, clock, mailer, logger } = this.deps;
+    const message = await this.#message(claim);
+    let error: string | null = null;
+    let bounced = false;
+    if (message) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        await Promise.race([
+          mailer.send({ to: claim.address, ...message }),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`the mail server did not accept it within ${MAIL_TIMEOUT_MS / 1000} s`)),
+              MAIL_TIMEOUT_MS,
+            );
+          }),
+        ]);
+      } catch (cause) {
+        error = (cause as Error).message;
+        bounced = hardBounce(cause);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    const at = clock.now().getTime();
+    const attempts = claim.attempts + 1;
+    const expired = at - Date.parse(claim.createdAt) >= DELIVERY_WINDOW_MS;
+    // What it told of is gone (the incident deleted): nothing to send, not a failure of the subscriber's.
+    const state = error === null ? "delivered" : bounced || expired ? "failed" : "pending";
+    const recorded = await store.subscribers.finish({
+      id: claim.id,
+      owner: this.owner,
+      subscriberId: claim.subscriberId,
+      state,
+      attempts,
+      nextAttemptAt: state === "pending" ? iso(at + retryDelayMs(attempts, this.#random())) : null,
+      at: iso(at),
+      error: message ? error : "what it told of was deleted",
+      suspendAfter: FAILURES_TO_SUSPEND,
+      suspendNow: bounced,
+    });
+    if (!recorded) logger.warn({ deliveryId: claim.id }, "a subscriber message's claim expired before it was recorded");
+  }
+}
+
+/** Where a page is read: its custom domain's root, else its path on the server. */
+function pageUrl(publicUrl: string, page: { slug: string; customDomain: string | null }): string {
+  return page.customDomain ? `https://${page.customDomain}/` : `${publicUrl}/${page.slug}`;
+}

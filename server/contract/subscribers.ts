@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { Timestamp } from "./common.ts";
+
+// A status page's subscribers: visitors told by e-mail when an incident is published, updated or resolved.
+
+/** How a subscriber is told. E-mail for now; webhooks and chat follow (issue 30). */
+export const SUBSCRIBER_KINDS = ["email"] as const;
+export const SubscriberKind = z.enum(SUBSCRIBER_KINDS);
+export type SubscriberKind = z.infer<typeof SubscriberKind>;
+
+/** How long a confirmation link works. */
+export const CONFIRM_HOURS = 24;
+/** Confirmation e-mails one sign-up may cause in all (the first and the resends). */
+export const CONFIRMATIONS_PER_SIGN_UP = 3;
+/** The least time between two confirmation e-mails to one address for one page. */
+export const RESEND_AFTER_MINUTES = 10;
+/** Failed deliveries in a row that suspend a subscriber (a hard bounce suspends at once). */
+export const FAILURES_TO_SUSPEND = 5;
+
+/** A page's subscription settings (off unless its owner turns them on). */
+export const SubscriptionSettings = z
+  .strictObject({
+    enabled: z.boolean().default(false).meta({ description: "Visitors may subscribe to this page" }),
+    kinds: z.array(SubscriberKind).min(1).default(["email"]).meta({ description: "How visitors may subscribe" }),
+  })
+  .meta({ id: "SubscriptionSettings" });
+export type SubscriptionSettings = z.infer<typeof SubscriptionSettings>;
+/** A change of them: what is absent stays. */
+export const SubscriptionSettingsPatch = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    kinds: z.array(SubscriberKind).min(1).optional(),
+  })
+  .meta({ id: "SubscriptionSettingsPatch" });
+export const DEFAULT_SUBSCRIPTIONS: SubscriptionSettings = { enabled: false, kinds: ["email"] };
+
+/** Items of a page, by id: the services a subscriber chose. */
+const ChosenItems = z
+  .array(z.int().positive())
+  .max(200)
+  .meta({ description: "The page's item ids the subscriber wants to hear about; absent or empty: all of them" });
+
+/** POST /public/v1/status-page/{slug}/subscribers. */
+export const SubscribeRequest = z
+  .strictObject({
+    type: SubscriberKind.default("email"),
+    email: z.email({ pattern: z.regexes.html5Email }).max(254).meta({ example: "ada@example.com" }),
+    items: ChosenItems.optional(),
+  })
+  .meta({ id: "SubscribeRequest" });
+export type SubscribeRequest = z.infer<typeof SubscribeRequest>;
+
+/** Its answer, the same whether the address was new, waiting or already subscribed (nothing is revealed). */
+export const SubscribeAccepted = z.object({
+  status: z.literal("confirmation_sent"),
+  confirmWithinHours: z.int(),
+});
+
+/** Where a subscriber stands. */
+export const SubscriberState = z.enum(["pending", "confirmed", "suspended"]);
+export type SubscriberState = z.infer<typeof SubscriberState>;
+
+/** A subscription as its subscriber manages it (with the token of its links, no account). */
+export const ManagedSubscription = z
+  .object({
+    page: z.object({ name: z.string(), slug: z.string() }),
+    type: SubscriberKind,
+    address: z.string(),
+    state: SubscriberState,
+    items: z.array(z.int()).meta({ description: "The chosen item ids; empty: all of them" }),
+    available: z.array(z.object({ id: z.int(), label: z.string() })).meta({ description: "The page's visible items" }),
+  })
+  .meta({ id: "ManagedSubscription" });
+export type ManagedSubscription = z.infer<typeof ManagedSubscription>;
+
+/** PATCH of a managed subscription: the services chosen. */
+export const ManagedSubscriptionPatch = z.strictObject({ items: ChosenItems });
+
+/** A subscriber as the page's owner sees it. */
+export const Subscriber = z
+  .object({
+    id: z.string(),
+    type: SubscriberKind,
+    address: z.string(),
+    state: SubscriberState,
+    items: z.array(z.int()),
+    createdAt: Timestamp,
+    confirmedAt: Timestamp.nullable(),
+    suspendedReason: z.string().nullable().meta({ description: "Why deliveries stopped (a bounce, failures)" }),
+  })
+  .meta({ id: "Subscriber" });
+export type Subscriber = z.infer<typeof Subscriber>;
+
+export const SubscriberList = z.object({
+  subscribers: z.array(Subscriber),
+  total: z.int().meta({ description: "Subscribers matching the search, all pages of the answer together" }),
+  counts: z.object({ pending: z.int(), confirmed: z.int(), suspended: z.int() }),
+});
+
+export const SubscriberQuery = z.object({
+  search: z.string().max(254).optional().meta({ description: "Part of the address, any case" }),
+  state: SubscriberState.optional().meta({ description: "Only subscribers in this state" }),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(0)
+    .meta({ description: "How many matching subscribers to skip, by address" }),
+  limit: z.coerce.number().int().min(1).max(500).default(100).meta({ description: "How many to answer, at most 500" }),
+});
+
+/** What a notice says: one incident's event, as its page shows it to visitors. */
+export const NoticeEvent = z.enum(["published", "updated", "resolved"]);
+export type NoticeEvent = z.infer<typeof NoticeEvent>;
+
+/**
+ * An address as subscriptions compare it: Unicode NFC, trimmed, the domain in lower case and, as almost every
+ * provider treats it, the local part too (one person, one subscription).
+ */
+export function normalisedAddress(address: string): string {
+  return address.normalize("NFC").trim().toLowerCase();
+}

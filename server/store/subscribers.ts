@@ -1,0 +1,676 @@
+import { type Kysely, sql } from "kysely";
+import {
+  type NoticeEvent,
+  type Subscriber,
+  SubscriberKind,
+  SubscriberState,
+  type SubscriptionSettings,
+} from "../contract/subscribers.ts";
+import { type Connection, Queries } from "./connection.ts";
+import type { Database } from "./schema.ts";
+import { subscriptionsOf } from "./status-pages.ts";
+
+/** The page a subscription is for, as the sign-up and the fan-out check access against. */
+export interface SubscribablePage {
+  id: number;
+  name: string;
+  slug: string;
+  workspaceId: string;
+  visibility: string;
+  passwordHash: string | null;
+  settings: SubscriptionSettings;
+}
+
+/** A sign-up, as the API decided it: the new subscriber's id and link nonces (with their tokens' hashes). */
+export interface SignUp {
+  pageId: number;
+  kind: SubscriberKind;
+  address: string;
+  items: number[];
+  /** The page's password hash the visitor got past (null: none). */
+  accessKey: string | null;
+  id: string;
+  confirm: { nonce: string; hash: string; expiresAt: string };
+  manage: { nonce: string; hash: string };
+  now: string;
+  /** The least time since the previous confirmation before another is sent, and how many one sign-up may cause. */
+  resendAfter: string;
+  maxConfirmations: number;
+}
+
+/** What a sign-up did: a confirmation queued, or nothing (already subscribed, or too many confirmations asked). */
+export type SignUpOutcome = "queued" | "nothing";
+
+/** What following a confirmation link did. */
+export type ConfirmOutcome = "confirmed" | "already" | "expired" | "unknown";
+
+/** A subscription as its own links read it. */
+export interface ManagedRecord {
+  id: string;
+  page: { id: number; name: string; slug: string };
+  kind: SubscriberKind;
+  address: string;
+  state: SubscriberState;
+  items: number[];
+  /** The nonce of its manage and unsubscribe links. */
+  manageNonce: string;
+}
+
+/** A delivery claimed for sending, with what its message is made of. */
+export interface DeliveryClaim {
+  id: number;
+  attempts: number;
+  createdAt: string;
+  subscriberId: string;
+  kind: SubscriberKind;
+  address: string;
+  manageNonce: string;
+  /** A confirmation's nonce; null for a notice. */
+  confirmNonce: string | null;
+  noticeId: number;
+  pageId: number;
+}
+
+/** What a notice tells, as the page shows it to visitors (no owner detail). */
+export interface NoticeContent {
+  event: NoticeEvent;
+  page: { id: number; name: string; slug: string; customDomain: string | null; accentColor: string | null };
+  incident: { id: number; title: string; impact: string; status: string; startedAt: string };
+  update: { status: string; message: string; at: string };
+  affected: { label: string; status: string }[];
+}
+
+const itemsOf = (stored: string): number[] => {
+  try {
+    const parsed = JSON.parse(stored) as unknown;
+    return Array.isArray(parsed) ? parsed.filter((n): n is number => Number.isInteger(n)) : [];
+  } catch {
+    return [];
+  }
+};
+const stateOf = (stored: string): SubscriberState => SubscriberState.catch("suspended").parse(stored);
+const kindOf = (stored: string): SubscriberKind => SubscriberKind.catch("email").parse(stored);
+
+/** A theme column's accent colour, if it holds one. */
+function accentOf(theme: string): string | null {
+  try {
+    const parsed = JSON.parse(theme) as { accentColor?: unknown };
+    return typeof parsed.accentColor === "string" ? parsed.accentColor : null;
+  } catch {
+    return null;
+  }
+}
+
+/** How many subscribers one fan-out step reads. */
+export const FAN_OUT_BATCH = 1000;
+
+/** A page's subscribers, the notices they are told and the deliveries that tell them. */
+export class SubscriberQueries extends Queries {
+  constructor(connection: Connection) {
+    super(connection);
+  }
+
+  /** A page by slug, with its subscription settings and what access to it takes. */
+  async page(slug: string): Promise<SubscribablePage | undefined> {
+    const row = await this.db
+      .selectFrom("status_pages")
+      .select(["id", "name", "slug", "workspace_id", "visibility", "password_hash", "subscriptions"])
+      .where("slug", "=", slug)
+      .executeTakeFirst();
+    return (
+      row && {
+        id: row.id,
+        name: row.name,
+        slug: row.slug,
+        workspaceId: row.workspace_id,
+        visibility: row.visibility,
+        passwordHash: row.password_hash,
+        settings: subscriptionsOf(row.subscriptions),
+      }
+    );
+  }
+
+  /** A page's name, slug, custom domain and accent colour, as a confirmation shows them. */
+  async pageById(
+    pageId: number,
+  ): Promise<{ name: string; slug: string; customDomain: string | null; accentColor: string | null } | undefined> {
+    const row = await this.db
+      .selectFrom("status_pages")
+      .select(["name", "slug", "custom_domain", "theme"])
+      .where("id", "=", pageId)
+      .executeTakeFirst();
+    return row && { name: row.name, slug: row.slug, customDomain: row.custom_domain, accentColor: accentOf(row.theme) };
+  }
+
+  /** The page's visible items' ids and labels, in its order. */
+  async visibleItems(pageId: number): Promise<{ id: number; label: string }[]> {
+    return this.db
+      .selectFrom("status_page_items")
+      .select(["id", "label"])
+      .where("page_id", "=", pageId)
+      .where("visible", "=", 1)
+      .orderBy("position")
+      .orderBy("id")
+      .execute();
+  }
+
+  /**
+   * Records a sign-up: a new address waits for its confirmation (queued here); one already waiting gets another
+   * (a new link: the old one stops working) when the previous is older than `resendAfter` and fewer than
+   * `maxConfirmations` were sent; a confirmed or suspended one is left as it is. The address's row is locked
+   * while this is decided, so two sign-ups at once send one confirmation.
+   */
+  signUp(s: SignUp): Promise<SignUpOutcome> {
+    return this.transaction(async (trx) => {
+      await trx
+        .insertInto("subscribers")
+        .values({
+          id: s.id,
+          page_id: s.pageId,
+          kind: s.kind,
+          address: s.address,
+          items: JSON.stringify(s.items),
+          state: "pending",
+          access_key: s.accessKey,
+          manage_nonce: s.manage.nonce,
+          manage_hash: s.manage.hash,
+          created_at: s.now,
+        })
+        .onConflict((oc) => oc.columns(["page_id", "kind", "address"]).doNothing())
+        .execute();
+      const row = await trx
+        .selectFrom("subscribers")
+        .select(["id", "state", "confirm_sent", "confirm_sent_at"])
+        .where("page_id", "=", s.pageId)
+        .where("kind", "=", s.kind)
+        .where("address", "=", s.address)
+        .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
+        .executeTakeFirstOrThrow();
+      if (row.state !== "pending") return "nothing";
+      if (row.confirm_sent >= s.maxConfirmations) return "nothing";
+      if (row.confirm_sent_at !== null && row.confirm_sent_at > s.resendAfter) return "nothing";
+      await trx
+        .updateTable("subscribers")
+        .set({
+          items: JSON.stringify(s.items),
+          access_key: s.accessKey,
+          confirm_nonce: s.confirm.nonce,
+          confirm_hash: s.confirm.hash,
+          confirm_expires_at: s.confirm.expiresAt,
+          confirm_sent: row.confirm_sent + 1,
+          confirm_sent_at: s.now,
+        })
+        .where("id", "=", row.id)
+        .execute();
+      await trx
+        .insertInto("subscriber_deliveries")
+        .values({
+          subscriber_id: row.id,
+          notice_id: 0,
+          key: `confirm:${s.confirm.nonce}`,
+          confirm_nonce: s.confirm.nonce,
+          state: "pending",
+          next_attempt_at: s.now,
+          created_at: s.now,
+        })
+        .execute();
+      return "queued";
+    });
+  }
+
+  /** Confirms the subscription a confirmation link names, unless its link has expired. */
+  async confirm(confirmHash: string, now: string): Promise<ConfirmOutcome> {
+    const row = await this.db
+      .selectFrom("subscribers")
+      .select(["id", "state", "confirm_expires_at"])
+      .where("confirm_hash", "=", confirmHash)
+      .executeTakeFirst();
+    if (!row) return "unknown";
+    if (row.state !== "pending") return "already";
+    if (row.confirm_expires_at === null || row.confirm_expires_at <= now) return "expired";
+    const result = await this.db
+      .updateTable("subscribers")
+      .set({ state: "confirmed", confirmed_at: now })
+      .where("id", "=", row.id)
+      .where("state", "=", "pending")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0 ? "confirmed" : "already";
+  }
+
+  /** The subscription a confirmation link names, if any, as its manage link reads it. */
+  async byConfirmHash(confirmHash: string): Promise<ManagedRecord | undefined> {
+    return this.managed("confirm_hash", confirmHash);
+  }
+
+  /** The subscription a manage (or unsubscribe) link names, if any. */
+  async byManageHash(manageHash: string): Promise<ManagedRecord | undefined> {
+    return this.managed("manage_hash", manageHash);
+  }
+
+  private async managed(column: "confirm_hash" | "manage_hash", hash: string): Promise<ManagedRecord | undefined> {
+    const row = await this.db
+      .selectFrom("subscribers as s")
+      .innerJoin("status_pages as p", "p.id", "s.page_id")
+      .select([
+        "s.id",
+        "s.kind",
+        "s.address",
+        "s.state",
+        "s.items",
+        "s.manage_nonce",
+        "p.id as page_id",
+        "p.name",
+        "p.slug",
+      ])
+      .where(`s.${column}`, "=", hash)
+      .executeTakeFirst();
+    return (
+      row && {
+        id: row.id,
+        page: { id: row.page_id, name: row.name, slug: row.slug },
+        kind: kindOf(row.kind),
+        address: row.address,
+        state: stateOf(row.state),
+        items: itemsOf(row.items),
+        manageNonce: row.manage_nonce,
+      }
+    );
+  }
+
+  /** Sets the services a subscriber chose ([] for all). */
+  async setItems(id: string, items: number[]): Promise<void> {
+    await this.db
+      .updateTable("subscribers")
+      .set({ items: JSON.stringify(items) })
+      .where("id", "=", id)
+      .execute();
+  }
+
+  /** Removes a subscriber and what was still to be sent to them. False when there was none. */
+  async remove(id: string, pageId?: number): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom("subscribers")
+      .where("id", "=", id)
+      .$if(pageId !== undefined, (qb) => qb.where("page_id", "=", pageId as number))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  /** A page's subscribers by address, filtered, with the total matching and the count in each state. */
+  async list(
+    pageId: number,
+    query: { search?: string | undefined; state?: SubscriberState | undefined; offset: number; limit: number },
+  ): Promise<{ subscribers: Subscriber[]; total: number; counts: Record<SubscriberState, number> }> {
+    const like = query.search ? `%${query.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%` : undefined;
+    const base = this.db
+      .selectFrom("subscribers")
+      .where("page_id", "=", pageId)
+      .$if(like !== undefined, (qb) => qb.where(sql<boolean>`address like ${like} escape '\\'`))
+      .$if(query.state !== undefined, (qb) => qb.where("state", "=", query.state as string));
+    const rows = await base
+      .selectAll()
+      .orderBy("address")
+      .orderBy("id")
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute();
+    const total = await base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const byState = await this.db
+      .selectFrom("subscribers")
+      .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
+      .where("page_id", "=", pageId)
+      .groupBy("state")
+      .execute();
+    const counts = { pending: 0, confirmed: 0, suspended: 0 };
+    for (const { state, n } of byState) counts[stateOf(state)] += Number(n);
+    return {
+      subscribers: rows.map((row) => ({
+        id: row.id,
+        type: kindOf(row.kind),
+        address: row.address,
+        state: stateOf(row.state),
+        items: itemsOf(row.items),
+        createdAt: row.created_at,
+        confirmedAt: row.confirmed_at,
+        suspendedReason: row.suspended_reason,
+      })),
+      total: Number(total.n),
+      counts,
+    };
+  }
+
+  /**
+   * Writes a notice of an incident's event within the caller's transaction (the change that caused it), once per
+   * `key`: writing it again (a retried request) writes nothing. The items it touches are those its owner named
+   * and, for an automatic incident, its site's.
+   */
+  async writeNotice(
+    trx: Kysely<Database>,
+    notice: { pageId: number; incidentId: number; updateId: number; event: NoticeEvent; key: string; at: string },
+  ): Promise<void> {
+    const named = await trx
+      .selectFrom("incident_items")
+      .select("item_id")
+      .where("incident_id", "=", notice.incidentId)
+      .execute();
+    const ofSite = await trx
+      .selectFrom("status_page_items as it")
+      .innerJoin("incidents as i", "i.site_id", "it.site_id")
+      .select("it.id")
+      .where("i.id", "=", notice.incidentId)
+      .where("it.page_id", "=", notice.pageId)
+      .execute();
+    const items = [...new Set([...named.map((n) => n.item_id), ...ofSite.map((i) => i.id)])].sort((a, b) => a - b);
+    await trx
+      .insertInto("subscriber_notices")
+      .values({
+        page_id: notice.pageId,
+        key: notice.key,
+        event: notice.event,
+        incident_id: notice.incidentId,
+        update_id: notice.updateId,
+        items: JSON.stringify(items),
+        created_at: notice.at,
+      })
+      .onConflict((oc) => oc.columns(["page_id", "key"]).doNothing())
+      .execute();
+  }
+
+  /** Whether a notice waits to be fanned out. */
+  async anyToFanOut(): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("subscriber_notices")
+      .select("id")
+      .where("fanned_out_at", "is", null)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * One step of fanning out the oldest notice still waiting: the next FAN_OUT_BATCH subscribers of its page after
+   * its cursor each get a delivery when they may read it now and chose a service it touches (or none); the cursor
+   * moves in the same transaction. A delivery's key is unique per subscriber, so two processes fanning out the
+   * same notice, or a step repeated after a crash, write each copy once. Subscribers confirmed after the notice
+   * was written are not told of it. Returns false when nothing waits.
+   */
+  fanOutStep(now: string): Promise<boolean> {
+    return this.transaction(async (trx) => {
+      const notice = await trx
+        .selectFrom("subscriber_notices as n")
+        .innerJoin("status_pages as p", "p.id", "n.page_id")
+        .select([
+          "n.id",
+          "n.page_id",
+          "n.items",
+          "n.created_at",
+          "n.fan_cursor",
+          "p.visibility",
+          "p.password_hash",
+          "p.workspace_id",
+        ])
+        .where("n.fanned_out_at", "is", null)
+        .orderBy("n.id")
+        .limit(1)
+        .executeTakeFirst();
+      if (!notice) return false;
+      const batch = await trx
+        .selectFrom("subscribers")
+        .select(["id", "address", "items", "access_key"])
+        .where("page_id", "=", notice.page_id)
+        .where("state", "=", "confirmed")
+        .where("confirmed_at", "<=", notice.created_at)
+        .where("id", ">", notice.fan_cursor)
+        .orderBy("id")
+        .limit(FAN_OUT_BATCH)
+        .execute();
+      const touched = new Set(itemsOf(notice.items));
+      // A private page's notices go to its members' addresses only; a password page's to those who entered its
+      // current password.
+      const members =
+        notice.visibility === "private"
+          ? new Set(
+              (
+                await trx.selectFrom("users").select("email").where("workspace_id", "=", notice.workspace_id).execute()
+              ).map((u) => u.email.toLowerCase()),
+            )
+          : null;
+      const told = batch.filter((s) => {
+        if (members && !members.has(s.address)) return false;
+        if (
+          notice.visibility !== "private" &&
+          notice.visibility !== "public" &&
+          s.access_key !== notice.password_hash
+        ) {
+          return false;
+        }
+        const chosen = itemsOf(s.items);
+        return chosen.length === 0 || chosen.some((id) => touched.has(id));
+      });
+      if (told.length > 0) {
+        await trx
+          .insertInto("subscriber_deliveries")
+          .values(
+            told.map((s) => ({
+              subscriber_id: s.id,
+              notice_id: notice.id,
+              key: `notice:${notice.id}`,
+              state: "pending",
+              next_attempt_at: now,
+              created_at: now,
+            })),
+          )
+          .onConflict((oc) => oc.columns(["subscriber_id", "key"]).doNothing())
+          .execute();
+      }
+      const last = batch.at(-1);
+      await trx
+        .updateTable("subscriber_notices")
+        .set(batch.length < FAN_OUT_BATCH || !last ? { fanned_out_at: now } : { fan_cursor: last.id })
+        .where("id", "=", notice.id)
+        .execute();
+      return true;
+    });
+  }
+
+  /** Whether a delivery is due. */
+  async anyDue(now: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("subscriber_deliveries")
+      .select("id")
+      .where("state", "=", "pending")
+      .where("next_attempt_at", "<=", now)
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Up to `limit` due deliveries, leased to `owner` until `leaseUntil`; confirmations first, then oldest first. */
+  claimDue(opts: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<DeliveryClaim[]> {
+    return this.transaction(async (trx) => {
+      const due = await trx
+        .selectFrom("subscriber_deliveries")
+        .select("id")
+        .where("state", "=", "pending")
+        .where("next_attempt_at", "<=", opts.now)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", opts.now)]))
+        .orderBy("notice_id")
+        .orderBy("id")
+        .limit(opts.limit)
+        .$if(this.dialect === "postgres", (qb) => qb.forUpdate().skipLocked())
+        .execute();
+      if (due.length === 0) return [];
+      const ids = due.map((d) => d.id);
+      await trx
+        .updateTable("subscriber_deliveries")
+        .set({ lease_owner: opts.owner, lease_until: opts.leaseUntil })
+        .where("id", "in", ids)
+        .execute();
+      const rows = await trx
+        .selectFrom("subscriber_deliveries as d")
+        .innerJoin("subscribers as s", "s.id", "d.subscriber_id")
+        .select([
+          "d.id",
+          "d.attempts",
+          "d.created_at",
+          "d.notice_id",
+          "d.confirm_nonce",
+          "s.id as subscriber_id",
+          "s.kind",
+          "s.address",
+          "s.manage_nonce",
+          "s.page_id",
+        ])
+        .where("d.id", "in", ids)
+        .orderBy("d.id")
+        .execute();
+      return rows.map((r) => ({
+        id: r.id,
+        attempts: r.attempts,
+        createdAt: r.created_at,
+        subscriberId: r.subscriber_id,
+        kind: kindOf(r.kind),
+        address: r.address,
+        manageNonce: r.manage_nonce,
+        confirmNonce: r.confirm_nonce,
+        noticeId: r.notice_id,
+        pageId: r.page_id,
+      }));
+    });
+  }
+
+  /**
+   * Records a delivery's outcome if `owner` still holds its lease: delivered, failed for good, or pending again at
+   * `nextAttemptAt`. A delivered one clears the subscriber's failures; a failed one counts one, and `suspend` (a
+   * hard bounce, or failures in a row beyond the limit) suspends the subscriber with its reason. False when the
+   * lease was lost.
+   */
+  finish(o: {
+    id: number;
+    owner: string;
+    subscriberId: string;
+    state: "delivered" | "failed" | "pending";
+    attempts: number;
+    nextAttemptAt: string | null;
+    at: string;
+    error: string | null;
+    suspendAfter: number;
+    suspendNow: boolean;
+  }): Promise<boolean> {
+    return this.transaction(async (trx) => {
+      const result = await trx
+        .updateTable("subscriber_deliveries")
+        .set({
+          state: o.state,
+          attempts: o.attempts,
+          next_attempt_at: o.nextAttemptAt ?? o.at,
+          finished_at: o.state === "pending" ? null : o.at,
+          last_error: o.error,
+          lease_owner: null,
+          lease_until: null,
+        })
+        .where("id", "=", o.id)
+        .where("lease_owner", "=", o.owner)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      if (o.state === "delivered") {
+        await trx.updateTable("subscribers").set({ failures: 0 }).where("id", "=", o.subscriberId).execute();
+        return true;
+      }
+      const subscriber = await trx
+        .updateTable("subscribers")
+        .set((eb) => ({ failures: eb("failures", "+", 1) }))
+        .where("id", "=", o.subscriberId)
+        .returning("failures")
+        .executeTakeFirst();
+      if (subscriber && (o.suspendNow || subscriber.failures >= o.suspendAfter)) {
+        await trx
+          .updateTable("subscribers")
+          .set({ state: "suspended", suspended_reason: o.error })
+          .where("id", "=", o.subscriberId)
+          .execute();
+        // Nothing more goes to a suspended subscriber.
+        await trx
+          .updateTable("subscriber_deliveries")
+          .set({ state: "failed", finished_at: o.at, last_error: "the subscriber is suspended" })
+          .where("subscriber_id", "=", o.subscriberId)
+          .where("state", "=", "pending")
+          .execute();
+      }
+      return true;
+    });
+  }
+
+  /** Hands a claim back for later (its outcome could not be recorded). */
+  async release(id: number, owner: string, nextAttemptAt: string): Promise<void> {
+    await this.db
+      .updateTable("subscriber_deliveries")
+      .set({ lease_owner: null, lease_until: null, next_attempt_at: nextAttemptAt })
+      .where("id", "=", id)
+      .where("lease_owner", "=", owner)
+      .execute();
+  }
+
+  /** What a notice tells, as its page shows it to visitors now; undefined when its incident or page is gone. */
+  async noticeContent(noticeId: number): Promise<NoticeContent | undefined> {
+    const row = await this.db
+      .selectFrom("subscriber_notices as n")
+      .innerJoin("status_pages as p", "p.id", "n.page_id")
+      .innerJoin("incidents as i", "i.id", "n.incident_id")
+      .innerJoin("incident_updates as u", "u.id", "n.update_id")
+      .select([
+        "n.event",
+        "n.items",
+        "p.id as page_id",
+        "p.name as page_name",
+        "p.slug",
+        "p.custom_domain",
+        "p.theme",
+        "i.id as incident_id",
+        "i.title",
+        "i.impact",
+        "i.status as incident_status",
+        "i.started_at",
+        "u.status as update_status",
+        "u.message",
+        "u.created_at as update_at",
+      ])
+      .where("n.id", "=", noticeId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const touched = itemsOf(row.items);
+    const named = new Map(
+      (
+        await this.db
+          .selectFrom("incident_items")
+          .select(["item_id", "status"])
+          .where("incident_id", "=", row.incident_id)
+          .execute()
+      ).map((n) => [n.item_id, n.status]),
+    );
+    const visible = await this.visibleItems(row.page_id);
+    const accent = accentOf(row.theme);
+    return {
+      event: row.event as NoticeEvent,
+      page: {
+        id: row.page_id,
+        name: row.page_name,
+        slug: row.slug,
+        customDomain: row.custom_domain,
+        accentColor: accent,
+      },
+      incident: {
+        id: row.incident_id,
+        title: row.title,
+        impact: row.impact,
+        status: row.incident_status,
+        startedAt: row.started_at,
+      },
+      update: { status: row.update_status, message: row.message, at: row.update_at },
+      affected: visible
+        .filter((item) => touched.includes(item.id))
+        .map((item) => ({ label: item.label, status: named.get(item.id) ?? "major_outage" })),
+    };
+  }
+}

@@ -1,0 +1,415 @@
+import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";
+import { SecretBox } from "../../server/accounts/sealed.ts";
+import { NoticeSender } from "../../server/alerts/notice-sender.ts";
+import { createMailer } from "../../server/anon/mail.ts";
+import { createLogger } from "../../server/log.ts";
+import {
+  type App,
+  client,
+  describeStores,
+  makeApp,
+  seedOwner,
+  seedStatusPage,
+  TestClock,
+  testConfig,
+  useStore,
+} from "../helpers.ts";
+
+/** A received message: its envelope recipient and its text, quoted-printable decoded. */
+interface Mail {
+  to: string;
+  raw: string;
+  text: string;
+}
+
+const decode = (raw: string) =>
+  raw
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+
+/** A header's value, unfolded, its RFC 2047 words (=?UTF-8?Q?…?=) decoded. */
+const header = (mail: Mail, name: string) =>
+  new RegExp(`^${name}:(.*(?:\\r?\\n[ \\t].*)*)`, "im")
+    .exec(mail.raw)?.[1]
+    ?.replace(/\r?\n[ \t]/g, " ")
+    .trim()
+    .replace(/\?= =\?/g, "?==?")
+    .replace(/=\?UTF-8\?Q\?([^?]*)\?=/gi, (_, word: string) =>
+      decodeURIComponent(word.replace(/_/g, " ").replace(/=([0-9A-F]{2})/gi, "%$1")),
+    );
+
+/** The token of the first link to `path` in a mail. */
+function tokenIn(mail: Mail, path: string): string {
+  const found = new RegExp(`${path}\\?token=([A-Za-z0-9_-]{43})`).exec(mail.text);
+  if (!found?.[1]) throw new Error(`no ${path} link in:\n${mail.text}`);
+  return found[1];
+}
+
+describeStores("visitors subscribe to a page by e-mail", (kind) => {
+  let smtp: SMTPServer;
+  let smtpPort = 0;
+  const mails: Mail[] = [];
+  let clock: TestClock;
+  let app: App;
+  let api: ReturnType<typeof client>;
+  let visitor: ReturnType<typeof client>;
+  let sender: NoticeSender;
+  let page: { id: string; ids: string[] };
+  let items: { id: number; label: string }[];
+  /** Mails to `to`, in the order received. */
+  const to = (address: string) => mails.filter((m) => m.to === address);
+
+  beforeAll(async () => {
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      logger: false,
+      onRcptTo(address, _session, callback) {
+        // A hard bounce, as a mail server refuses an unknown mailbox.
+        if (address.address.startsWith("gone@"))
+          return callback(Object.assign(new Error("5.1.1 no such user"), { responseCode: 550 }));
+        callback();
+      },
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", () => {
+          const raw = Buffer.concat(chunks).toString("utf8");
+          for (const rcpt of session.envelope.rcptTo) mails.push({ to: rcpt.address, raw, text: decode(raw) });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+    smtpPort = (smtp.server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+  });
+
+  const opened = useStore(kind, { each: true }, async ({ store, dataDir }) => {
+    clock = new TestClock();
+    const logger = createLogger("silent");
+    const mailer = createMailer({
+      smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
+      from: "status@status.test",
+      dataDir,
+      logger,
+    });
+    ({ app } = makeApp(store, { clock, mailer }));
+    const owner = await seedOwner(store);
+    api = client(app, owner.token);
+    visitor = client(app);
+    page = await seedStatusPage(api, store, clock.now(), "acme", {}, ["Checkout", "Search"]);
+    await api.patch(`/public/v1/status-pages/${page.id}`, { subscriptions: { enabled: true } });
+    items = (await api.get(`/public/v1/status-pages/${page.id}`)).json.data.items.map(
+      (i: { id: number; label: string }) => ({ id: i.id, label: i.label }),
+    );
+    const secrets = new SecretBox(testConfig().secretKey, dataDir);
+    sender = new NoticeSender({
+      store,
+      clock,
+      logger,
+      mailer,
+      token: (nonce) => secrets.token(nonce),
+      publicUrl: "http://status.test",
+      random: () => 0.5,
+    });
+    mails.length = 0;
+    return () => mailer.close();
+  });
+
+  /** Runs the sender until nothing is left to do. */
+  const drain = async () => {
+    for (let i = 0; i < 50; i++) if ((await sender.tick()) === 0) return;
+    throw new Error("the sender never ran dry");
+  };
+
+  /** Signs up and confirms `address`, answering the mail's manage token. */
+  async function subscribe(address: string, chosen?: number[]): Promise<string> {
+    const res = await visitor.post("/public/v1/status-page/acme/subscribers", {
+      email: address,
+      ...(chosen ? { items: chosen } : {}),
+    });
+    expect(res.status).toBe(202);
+    await drain();
+    const confirmation = to(address.toLowerCase()).at(-1) as Mail;
+    const confirmed = await app.request("/subscriptions/confirm", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${tokenIn(confirmation, "/subscriptions/confirm")}`,
+    });
+    expect(confirmed.status).toBe(200);
+    // The page that confirms links to the subscription's choices.
+    return tokenIn({ to: address, raw: "", text: await confirmed.text() }, "/subscriptions/manage");
+  }
+
+  const openIncident = async (body: Record<string, unknown>) => {
+    const res = await api.post(`/public/v1/status-pages/${page.id}/incidents`, { message: "Looking into it", ...body });
+    expect(res.status).toBe(201);
+    return res.json.data.id as number;
+  };
+
+  beforeEach(() => {
+    mails.length = 0;
+  });
+
+  test("a page takes no sign-up until its owner allows subscriptions", async () => {
+    await api.patch(`/public/v1/status-pages/${page.id}`, { subscriptions: { enabled: false } });
+    const res = await visitor.post("/public/v1/status-page/acme/subscribers", { email: "ada@example.com" });
+    expect(res.status).toBe(403);
+    expect(res.json).toMatchObject({ success: false, code: 403, error: "forbidden" });
+    expect((await visitor.post("/public/v1/status-page/nope/subscribers", { email: "a@example.com" })).status).toBe(
+      404,
+    );
+    const bad = await visitor.post("/public/v1/status-page/acme/subscribers", { email: "not an address" });
+    expect(bad.status).toBe(400);
+  });
+
+  test("double opt-in: only the confirmation goes out until its link is followed; then notices do", async () => {
+    const res = await visitor.post("/public/v1/status-page/acme/subscribers", { email: "Ada@Example.com" });
+    expect(res.status).toBe(202);
+    expect(res.json.data).toEqual({ status: "confirmation_sent", confirmWithinHours: 24 });
+    await drain();
+    expect(mails.map((m) => m.to)).toEqual(["ada@example.com"]);
+    const confirmation = mails[0] as Mail;
+    expect(header(confirmation, "Subject")).toBe("[Acme acme] Confirm your subscription");
+    const confirm = tokenIn(confirmation, "/subscriptions/confirm");
+
+    // Unconfirmed: an incident tells it nothing.
+    await openIncident({ title: "Checkout is slow" });
+    await drain();
+    expect(mails).toHaveLength(1);
+
+    // A GET only shows the button (mail scanners open links); the POST confirms.
+    const shown = await app.request(`/subscriptions/confirm?token=${confirm}`);
+    expect(shown.status).toBe(200);
+    expect(await shown.text()).toContain('<form method="post"');
+    expect((await api.get(`/public/v1/status-pages/${page.id}/subscribers`)).json.data.counts).toEqual({
+      pending: 1,
+      confirmed: 0,
+      suspended: 0,
+    });
+    const done = await app.request("/subscriptions/confirm", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${confirm}`,
+    });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain("Subscribed");
+
+    const id = await openIncident({ title: "Search is down", items: [{ id: items[1]?.id, status: "major_outage" }] });
+    await drain();
+    expect(mails).toHaveLength(2);
+    const notice = mails[1] as Mail;
+    expect(header(notice, "Subject")).toBe("[Acme acme] Search is down: major outage — investigating");
+    expect(notice.text).toContain("Looking into it");
+    expect(notice.text).toContain("Search: major outage");
+    expect(notice.text).toContain("http://status.test/acme");
+    expect(header(notice, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
+    expect(header(notice, "List-Unsubscribe")).toMatch(/^<http:\/\/status\.test\/subscriptions\/unsubscribe\?token=/);
+    const root = header(notice, "Message-ID");
+    expect(root).toMatch(new RegExp(`^<incident-${id}\\.sub_[0-9a-f]+@status\\.test>$`));
+
+    // An update and the resolution thread under the first notice.
+    await api.post(`/public/v1/status-pages/${page.id}/incidents/${id}/updates`, {
+      status: "identified",
+      message: "A bad deploy",
+    });
+    await api.post(`/public/v1/status-pages/${page.id}/incidents/${id}/updates`, {
+      status: "resolved",
+      message: "Rolled back",
+    });
+    await drain();
+    expect(mails).toHaveLength(4);
+    expect(header(mails[2] as Mail, "Subject")).toBe("[Acme acme] Search is down: major outage — identified");
+    expect(header(mails[3] as Mail, "Subject")).toBe("[Acme acme] Search is down: resolved");
+    for (const mail of mails.slice(2)) {
+      expect(header(mail, "In-Reply-To")).toBe(root);
+      expect(header(mail, "References")).toBe(root);
+    }
+    // An update the owner chose not to tell, and a draft, tell nothing.
+    await api.post(`/public/v1/status-pages/${page.id}/incidents/${id}/updates`, {
+      status: "monitoring",
+      message: "Quiet",
+      notify: false,
+    });
+    const draft = await openIncident({ title: "Draft", publish: false });
+    await drain();
+    expect(mails).toHaveLength(4);
+    // Publishing the draft tells.
+    expect((await api.post(`/public/v1/status-pages/${page.id}/incidents/${draft}/publish`)).status).toBe(200);
+    await drain();
+    expect(mails).toHaveLength(5);
+    expect(header(mails[4] as Mail, "Subject")).toContain("Draft");
+  });
+
+  test("each subscriber gets each notice once, whoever fans out and however often", async () => {
+    await subscribe("one@example.com");
+    await subscribe("two@example.com");
+    mails.length = 0;
+    await openIncident({ title: "Checkout is down" });
+    // Two senders (two processes) share the work.
+    const other = new NoticeSender({
+      store: opened.store,
+      clock,
+      logger: createLogger("silent"),
+      mailer: createMailer({
+        smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
+        from: "s@status.test",
+        dataDir: opened.dataDir,
+        logger: createLogger("silent"),
+      }),
+      token: (nonce) => new SecretBox(testConfig().secretKey, opened.dataDir).token(nonce),
+      publicUrl: "http://status.test",
+    });
+    await Promise.all([sender.tick(), other.tick(), sender.tick(), other.tick()]);
+    await drain();
+    expect(to("one@example.com")).toHaveLength(1);
+    expect(to("two@example.com")).toHaveLength(1);
+  });
+
+  test("a subscriber who chose services hears only of incidents touching them", async () => {
+    const checkout = items[0]?.id as number;
+    const search = items[1]?.id as number;
+    await subscribe("checkout-only@example.com", [checkout]);
+    await subscribe("everything@example.com");
+    mails.length = 0;
+    await openIncident({ title: "Search is slow", items: [{ id: search, status: "degraded" }] });
+    await openIncident({ title: "Checkout is slow", items: [{ id: checkout, status: "degraded" }] });
+    await openIncident({ title: "Something, somewhere" });
+    await drain();
+    expect(to("checkout-only@example.com").map((m) => header(m, "Subject"))).toEqual([
+      "[Acme acme] Checkout is slow: degraded performance — investigating",
+    ]);
+    expect(to("everything@example.com")).toHaveLength(3);
+  });
+
+  test("the manage link chooses services, the one-click POST unsubscribes", async () => {
+    const manage = await subscribe("bea@example.com");
+    const search = items[1]?.id as number;
+    const form = await app.request(`/subscriptions/manage?token=${manage}`);
+    expect(await form.text()).toContain("Checkout");
+    const saved = await app.request("/subscriptions/manage", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${manage}&items=${search}`,
+    });
+    expect(saved.status).toBe(200);
+    const listed = (await api.get(`/public/v1/status-pages/${page.id}/subscribers?search=BEA`)).json.data;
+    expect(listed.subscribers.map((s: { items: number[] }) => s.items)).toEqual([[search]]);
+    // RFC 8058: the client posts List-Unsubscribe=One-Click to the link itself.
+    const gone = await app.request(`/subscriptions/unsubscribe?token=${manage}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "List-Unsubscribe=One-Click",
+    });
+    expect(gone.status).toBe(200);
+    mails.length = 0;
+    await openIncident({ title: "Search is down", items: [search] });
+    await drain();
+    expect(to("bea@example.com")).toEqual([]);
+    expect((await api.get(`/public/v1/status-pages/${page.id}/subscribers`)).json.data.total).toBe(0);
+    expect((await app.request(`/subscriptions/manage?token=${manage}`)).status).toBe(404);
+  });
+
+  test("a second sign-up sends one more link after the wait, and no more than three in all", async () => {
+    const ask = () => visitor.post("/public/v1/status-page/acme/subscribers", { email: "cy@example.com" });
+    expect((await ask()).status).toBe(202);
+    expect((await ask()).status).toBe(202);
+    await drain();
+    expect(to("cy@example.com")).toHaveLength(1);
+    clock.advance(11 * 60_000);
+    await ask();
+    clock.advance(11 * 60_000);
+    await ask();
+    clock.advance(11 * 60_000);
+    await ask();
+    await drain();
+    const sent = to("cy@example.com");
+    expect(sent).toHaveLength(3);
+    // Only the newest link confirms.
+    const first = tokenIn(sent[0] as Mail, "/subscriptions/confirm");
+    const post = (token: string) =>
+      app.request("/subscriptions/confirm", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: `token=${token}`,
+      });
+    expect((await post(first)).status).toBe(404);
+    clock.advance(25 * 3_600_000);
+    expect((await post(tokenIn(sent[2] as Mail, "/subscriptions/confirm"))).status).toBe(410);
+  });
+
+  test("sign-ups are limited per client: 429 with Retry-After", async () => {
+    let last: Awaited<ReturnType<typeof visitor.post>> | undefined;
+    for (let i = 0; i < 11; i++) {
+      last = await visitor.post("/public/v1/status-page/acme/subscribers", { email: `n${i}@example.com` });
+    }
+    expect(last?.status).toBe(429);
+    expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  test("a hard bounce suspends the subscriber, and the owner sees why", async () => {
+    await visitor.post("/public/v1/status-page/acme/subscribers", { email: "gone@example.com" });
+    await drain();
+    const list = (await api.get(`/public/v1/status-pages/${page.id}/subscribers?state=suspended`)).json.data;
+    expect(list.subscribers).toHaveLength(1);
+    expect(list.subscribers[0].suspendedReason).toContain("550");
+    expect(JSON.stringify(list)).not.toMatch(/token|nonce|hash/i);
+  });
+
+  test("a password page's subscribers stop hearing once its password changes", async () => {
+    await api.patch(`/public/v1/status-pages/${page.id}`, {
+      visibility: "password-protected",
+      password: "first-password",
+    });
+    const without = await visitor.post("/public/v1/status-page/acme/subscribers", { email: "dee@example.com" });
+    expect(without.status).toBe(401);
+    const res = await visitor.post(
+      "/public/v1/status-page/acme/subscribers",
+      { email: "dee@example.com" },
+      { "x-status-page-password": "first-password" },
+    );
+    expect(res.status).toBe(202);
+    await drain();
+    await app.request("/subscriptions/confirm", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${tokenIn(to("dee@example.com")[0] as Mail, "/subscriptions/confirm")}`,
+    });
+    await openIncident({ title: "One" });
+    await drain();
+    expect(to("dee@example.com")).toHaveLength(2);
+    await api.patch(`/public/v1/status-pages/${page.id}`, { password: "second-password" });
+    await openIncident({ title: "Two" });
+    await drain();
+    expect(to("dee@example.com")).toHaveLength(2);
+  });
+
+  test("a page made private stops notices to addresses that are not its members'", async () => {
+    await subscribe("outsider@example.com");
+    await api.patch(`/public/v1/status-pages/${page.id}`, { visibility: "private" });
+    mails.length = 0;
+    await openIncident({ title: "Private trouble" });
+    await drain();
+    expect(to("outsider@example.com")).toEqual([]);
+    // A private page takes sign-ups from its members only.
+    expect((await visitor.post("/public/v1/status-page/acme/subscribers", { email: "x@example.com" })).status).toBe(
+      401,
+    );
+    const stranger = await api.post("/public/v1/status-page/acme/subscribers", { email: "x@example.com" });
+    expect(stranger.status).toBe(400);
+  });
+
+  test("the owner removes a subscriber", async () => {
+    await subscribe("eve@example.com");
+    const [one] = (await api.get(`/public/v1/status-pages/${page.id}/subscribers`)).json.data.subscribers;
+    expect(one.address).toBe("eve@example.com");
+    expect(one.state).toBe("confirmed");
+    expect((await api.delete(`/public/v1/status-pages/${page.id}/subscribers/${one.id}`)).status).toBe(200);
+    expect((await api.delete(`/public/v1/status-pages/${page.id}/subscribers/${one.id}`)).status).toBe(404);
+    expect((await visitor.get(`/public/v1/status-pages/${page.id}/subscribers`)).status).toBe(401);
+  });
+});
