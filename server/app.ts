@@ -22,7 +22,7 @@ import { PushInbox, pushRoutes } from "./api/push.ts";
 import { sessionRoutes } from "./api/session.ts";
 import { siteRoutes } from "./api/sites.ts";
 import { statusPageRoutes } from "./api/status-pages.ts";
-import { subscriberRoutes } from "./api/subscribers.ts";
+import { subscriptions } from "./api/subscribers.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { ROLE_PERMISSIONS, type RoleName } from "./contract/account.ts";
@@ -138,6 +138,15 @@ export function createApp({
   };
   const secrets = new SecretBox(config.secretKey, config.dataDir);
   const pushInbox = new PushInbox(store, clock, changed, logger);
+  const subscribers = subscriptions({
+    store,
+    clock,
+    views,
+    config,
+    limiter,
+    passwordChecks: deps.passwordChecks,
+    token: (nonce) => secrets.token(nonce),
+  });
   const routes: Route[] = [
     ...sessionRoutes({ store, clock, config, limiter, mailer, secrets, logger }),
     ...memberRoutes({ store, clock, publicUrl: config.publicUrl, mailer, logger }),
@@ -172,15 +181,7 @@ export function createApp({
     ...publicPageRoutes({ store, clock, views, config, limiter, passwordChecks: deps.passwordChecks }),
     ...badgeRoutes({ pages: badgePages, clock }),
     ...anonRoutes({ store, clock, config, logger, mailer, limiter }),
-    ...subscriberRoutes({
-      store,
-      clock,
-      views,
-      config,
-      limiter,
-      passwordChecks: deps.passwordChecks,
-      token: (nonce) => secrets.token(nonce),
-    }),
+    ...subscribers.routes,
   ];
   const document = JSON.stringify(openApiDocument(routes, config.publicUrl));
 
@@ -294,6 +295,7 @@ export function createApp({
 
   anonPages(app, { store, clock });
   subscriptionPages(app, { store, clock, token: (nonce) => secrets.token(nonce) });
+  subscribers.mountForm(app);
   dashboardRoutes(app, {
     dir: dashboardDir,
     publicUrl: config.publicUrl,

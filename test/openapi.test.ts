@@ -62,7 +62,7 @@ const LINT_CONFIG = {
       allowedValues: ["application/json", ...Object.values(IMAGE_TYPES)],
     },
     // JSON, and the status badges' SVG images.
-    "response-mime-type": { severity: "error", allowedValues: ["application/json", "image/svg+xml"] },
+    "response-mime-type": { severity: "error", allowedValues: ["application/json", "image/svg+xml", "text/csv"] },
   },
 };
 

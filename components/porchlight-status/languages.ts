@@ -63,6 +63,7 @@ Geringe Auswirkung
 Erhebliche Auswirkung
 Kritische Auswirkung
 Passwort anzeigen
+Updates abonnieren
 `);
 
 // Hebrew (right to left)
@@ -115,6 +116,7 @@ const he = words(`
 השפעה משמעותית
 השפעה קריטית
 הצגת הסיסמה
+הרשמה לעדכונים
 `);
 
 /** The tables by language, as the build writes them. */

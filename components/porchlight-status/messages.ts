@@ -53,6 +53,7 @@ export const ENGLISH = {
   "impact.major": "Major impact",
   "impact.critical": "Critical impact",
   reveal: "Show password",
+  subscribe: "Subscribe to updates",
 };
 
 export type Messages = typeof ENGLISH;

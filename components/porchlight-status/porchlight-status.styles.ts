@@ -89,6 +89,9 @@ export const styles = css`
   :focus-visible {
     outline: 2px solid var(--_link);
   }
+  a {
+    color: var(--_link);
+  }
   p {
     color: var(--_muted);
     overflow-wrap: anywhere;

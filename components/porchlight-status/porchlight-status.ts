@@ -101,6 +101,7 @@ const fillWith = (text: string, value: unknown) => {
  * @csspart form - The password form.
  * @csspart input - The password field.
  * @csspart button - Every button: show the page, try again.
+ * @csspart subscribe - The "Subscribe to updates" link, when the page takes subscriptions (it opens the server's form).
  * @csspart skeleton - The placeholder shown while loading.
  *
  * @cssstate message - A message shows instead of a page (the password prompt, a private or unknown page, an error):
@@ -568,6 +569,12 @@ export class PorchlightStatus extends LitElement {
           this.#status.failing
             ? html` — <span class="bad">${m.failed}</span>
                 <button part="button" @click=${this.reload}>${m.retry}</button>`
+            : nothing
+        }${
+          page.subscribe
+            ? html` · <a part="subscribe" href="${this.#status.base}/subscriptions/new?page=${page.slug}" target="_blank"
+                  >${m.subscribe}</a
+                >`
             : nothing
         }
       </p>

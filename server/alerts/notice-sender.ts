@@ -34,8 +34,6 @@ export interface NoticeSenderDeps {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const STOP_WAIT_MS = 3000;
-/** Notices whose content is kept for the deliveries of a fan-out. */
-const KEPT_NOTICES = 100;
 
 /** The links of a subscriber's messages. */
 export function subscriberUrls(publicUrl: string, token: string) {
@@ -46,8 +44,19 @@ export function subscriberUrls(publicUrl: string, token: string) {
   };
 }
 
-/** Whether a send failed for good: the mail server refused the address (a 5xx reply). */
-const hardBounce = (error: unknown) => (error as { permanent?: unknown } | null)?.permanent === true;
+/**
+ * Whether a send failed for good because of the address: the mail server refused the recipient with a 5xx reply
+ * (nodemailer's EENVELOPE). A refused login, sender or message, a timeout or a server away are the operator's to
+ * fix, not the subscriber's: those are retried, and never suspend anyone at once.
+ */
+const hardBounce = (error: unknown) => {
+  const e = error as { permanent?: unknown; code?: unknown } | null;
+  return e?.permanent === true && e.code === "EENVELOPE";
+};
+
+/** A send's error as the owner reads it: the mail server's reply, without the server's address. */
+const reasonOf = (error: unknown) =>
+  String((error as Error).message ?? error).replace(/^SMTP send via \S+ failed(?: \[\w+\])?(?: \([^)]*\))?: /, "");
 
 export class NoticeSender {
   readonly owner = `notices_${randomBytes(6).toString("hex")}`;
@@ -97,6 +106,8 @@ export class NoticeSender {
       if (await store.subscribers.fanOutStep(iso(now))) worked++;
     }
     if (!(await store.subscribers.anyDue(iso(now)))) return worked;
+    // A notice's content is read once per pass: an update corrected meanwhile is sent as it reads now.
+    this.#notices.clear();
     const claimed = await store.subscribers.claimDue({
       owner: this.owner,
       now: iso(now),
@@ -123,7 +134,6 @@ export class NoticeSender {
 
   async #content(noticeId: number): Promise<NoticeContent | undefined> {
     if (!this.#notices.has(noticeId)) {
-      if (this.#notices.size >= KEPT_NOTICES) this.#notices.delete(this.#notices.keys().next().value as number);
       this.#notices.set(noticeId, await this.deps.store.subscribers.noticeContent(noticeId));
     }
     return this.#notices.get(noticeId);
@@ -154,7 +164,7 @@ export class NoticeSender {
         messageId: content.event === "published" ? thread : `<notice-${claim.noticeId}.${claim.subscriberId}@${host}>`,
         thread,
         eventId: `notice-${claim.noticeId}`,
-        listId: `"${content.page.name.replace(/[<>"\\\r\n]/g, "")}" <${content.page.slug}.status.${host}>`,
+        listId: `${content.page.name.replace(/[<>"\\\r\n]/g, "")} <${content.page.slug}.status.${host}>`,
       },
     );
   }
@@ -177,7 +187,7 @@ export class NoticeSender {
           }),
         ]);
       } catch (cause) {
-        error = (cause as Error).message;
+        error = reasonOf(cause);
         bounced = hardBounce(cause);
       } finally {
         clearTimeout(timer);

@@ -26,6 +26,9 @@ type PageItems = Awaited<ReturnType<Store["pages"]["listItems"]>>;
 export const OWNER_INCIDENT_LIMIT = 100;
 
 const IncidentParams = z.object({ id: PageId, incidentId: IncidentId });
+const PublishQuery = z.object({
+  notify: z.enum(["true", "false"]).optional().meta({ description: "false: publish without telling subscribers" }),
+});
 const UpdateParams = IncidentParams.extend({ updateId: PageId.meta({ description: "Update id", example: "1" }) });
 
 /**
@@ -226,16 +229,18 @@ export function incidentRoutes({ store, clock, changed }: PageResourceDeps) {
       operationId: "publishIncident",
       summary: "Publish a draft, or an automatic incident waiting for the page's delay",
       description:
-        "Visitors read the incident from now on (publishedAt). Publishing a published incident changes nothing and answers the same.",
+        "Visitors read the incident from now on (publishedAt), and the page's subscribers are told (unless notify=false). Publishing a published incident changes nothing and answers the same.",
       tag: "Incidents",
       access: "token",
       permission: "incidents:write",
       params: IncidentParams,
+      query: PublishQuery,
       response: { status: 200, description: "The incident", schema: Envelope(OwnerIncident) },
-      errors: [401, 403, 404],
-      async handler({ params, principal }) {
+      errors: [400, 401, 403, 404],
+      async handler({ params, query, principal }) {
         await loadWorkspacePage(store, principal, params.id);
-        if (!(await store.incidents.publish(params.id, params.incidentId, now()))) throw notFound("Incident");
+        const published = await store.incidents.publish(params.id, params.incidentId, now(), query.notify !== "false");
+        if (!published) throw notFound("Incident");
         changed();
         return envelope(200, "Incident published", await loadIncident(params.id, params.incidentId));
       },

@@ -10,17 +10,23 @@ import {
   CONFIRMATIONS_PER_SIGN_UP,
   normalisedAddress,
   RESEND_AFTER_MINUTES,
+  SUBSCRIBER_IMPORT_ROWS,
   SubscribeAccepted,
+  type SubscribeRequest as SubscribeBody,
   SubscribeRequest,
+  SubscriberImport,
+  SubscriberImportResult,
   SubscriberList,
   SubscriberQuery,
 } from "../contract/subscribers.ts";
+import { escapeHtml as e, plainPage } from "../html.ts";
 import { principalFrom } from "../http/auth.ts";
 import { clientAddress, clientKey } from "../http/client-address.ts";
-import { forbidden, invalidField, notFound } from "../http/errors.ts";
+import { ApiError, forbidden, invalidField, notFound } from "../http/errors.ts";
+import { LINK_PAGE_HEADERS } from "../http/headers.ts";
 import { type PageAccessDeps, pageAccess } from "../http/page-access.ts";
 import { enforceLimit, type LimitRule } from "../http/rate-limit.ts";
-import { route } from "../http/route.ts";
+import { type App, route } from "../http/route.ts";
 import type { PageViews } from "../views/page-views.ts";
 import { loadWorkspacePage, PageParams } from "./workspace-pages.ts";
 
@@ -39,14 +45,33 @@ const SubscriberParams = PageParams.extend({
     .meta({ description: "Subscriber id", example: "sub_0123456789abcdef01234567" }),
 });
 
+/** A CSV field (RFC 4180), with a formula's first character defused (OWASP's CSV injection advice). */
+function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** A CSV line's first field, unquoted. */
+function firstCsvField(line: string): string {
+  if (!line.startsWith('"')) return line.split(",")[0] ?? "";
+  const end = /"(?!")/.exec(line.slice(1).replace(/""/g, "\u0000\u0000"));
+  return (end ? line.slice(1, end.index + 1) : line.slice(1)).replace(/""/g, '"');
+}
+
+/** An address as an import takes it (the sign-up's rule). */
+const Email = SubscribeRequest.shape.email;
+
 /** A fresh nonce for a link's token, and the token's hash as stored. */
 function link(token: (nonce: string) => string) {
   const nonce = randomBytes(18).toString("base64url");
   return { nonce, hash: hashToken(token(nonce)) };
 }
 
-/** Visitors' sign-ups to a page, and the owner's view of its subscribers. */
-export function subscriberRoutes(deps: SubscriberDeps & { token: (nonce: string) => string }) {
+/**
+ * Visitors' sign-ups to a page (the API's route, and the form the element's Subscribe link opens), and the owner's
+ * view of its subscribers.
+ */
+export function subscriptions(deps: SubscriberDeps & { token: (nonce: string) => string }) {
   const { store, clock, limiter, config, token } = deps;
   const check = pageAccess(deps);
   const perClient: LimitRule = { name: "subscribe", points: deps.limits?.perClientHour ?? 10, windowSeconds: 3600 };
@@ -62,7 +87,45 @@ export function subscriberRoutes(deps: SubscriberDeps & { token: (nonce: string)
     return new Set((await store.sessions.members(workspaceId)).map((m) => normalisedAddress(m.email)));
   };
 
-  return [
+  /**
+   * Signs `body` up to the page `slug` (see the route's description); `password`: a form's candidate in place of
+   * the header's. Throws the ApiError a refusal answers.
+   */
+  const signUp = async (c: Context, slug: string, body: SubscribeBody, password?: string) => {
+    const view = await deps.views.get(slug);
+    const page = view && (await store.subscribers.page(slug));
+    if (!view || !page) throw notFound("Status page");
+    await check(c, view, password);
+    if (!page.settings.enabled || !page.settings.kinds.includes(body.type)) {
+      throw forbidden("This status page does not take subscriptions.");
+    }
+    const address = normalisedAddress(body.email);
+    if (page.visibility === "private" && !(await memberAddresses(c, page.workspaceId)).has(address)) {
+      throw invalidField("email", "On a private page, subscribe with the address of one of its members.");
+    }
+    const visible = new Set((await store.subscribers.visibleItems(page.id)).map((i) => i.id));
+    const stranger = body.items?.find((id) => !visible.has(id));
+    if (stranger !== undefined) throw invalidField("items", `Item ${stranger} is not on this status page.`);
+    await enforceLimit(c, limiter, perClient, clientKey(clientAddress(c, config.trustedProxies)));
+    await enforceLimit(c, limiter, perAddress, hashToken(address));
+    const now = clock.now();
+    await store.subscribers.signUp({
+      pageId: page.id,
+      kind: body.type,
+      address,
+      items: [...new Set(body.items ?? [])].sort((a, b) => a - b),
+      // The hash the password was checked against (the view's), not a newer one read since.
+      accessKey: view.visibility === "password-protected" ? view.passwordHash : null,
+      id: `sub_${randomBytes(12).toString("hex")}`,
+      confirm: { ...link(token), expiresAt: new Date(now.getTime() + CONFIRM_HOURS * 3_600_000).toISOString() },
+      manage: link(token),
+      now: now.toISOString(),
+      resendAfter: new Date(now.getTime() - RESEND_AFTER_MINUTES * 60_000).toISOString(),
+      maxConfirmations: CONFIRMATIONS_PER_SIGN_UP,
+    });
+  };
+
+  const routes = [
     route({
       method: "post",
       path: "/public/v1/status-page/{slug}/subscribers",
@@ -81,36 +144,7 @@ export function subscriberRoutes(deps: SubscriberDeps & { token: (nonce: string)
       },
       errors: [400, 401, 403, 404, 413, 415, 429],
       async handler({ params, body, c }) {
-        const view = await deps.views.get(params.slug);
-        const page = view && (await store.subscribers.page(params.slug));
-        if (!view || !page) throw notFound("Status page");
-        await check(c, view);
-        if (!page.settings.enabled || !page.settings.kinds.includes(body.type)) {
-          throw forbidden("This status page does not take subscriptions.");
-        }
-        const address = normalisedAddress(body.email);
-        if (page.visibility === "private" && !(await memberAddresses(c, page.workspaceId)).has(address)) {
-          throw invalidField("email", "On a private page, subscribe with the address of one of its members.");
-        }
-        const visible = new Set((await store.subscribers.visibleItems(page.id)).map((i) => i.id));
-        const stranger = body.items?.find((id) => !visible.has(id));
-        if (stranger !== undefined) throw invalidField("items", `Item ${stranger} is not on this status page.`);
-        await enforceLimit(c, limiter, perClient, clientKey(clientAddress(c, config.trustedProxies)));
-        await enforceLimit(c, limiter, perAddress, hashToken(address));
-        const now = clock.now();
-        await store.subscribers.signUp({
-          pageId: page.id,
-          kind: body.type,
-          address,
-          items: [...new Set(body.items ?? [])].sort((a, b) => a - b),
-          accessKey: page.visibility === "public" || page.visibility === "private" ? null : page.passwordHash,
-          id: `sub_${randomBytes(12).toString("hex")}`,
-          confirm: { ...link(token), expiresAt: new Date(now.getTime() + CONFIRM_HOURS * 3_600_000).toISOString() },
-          manage: link(token),
-          now: now.toISOString(),
-          resendAfter: new Date(now.getTime() - RESEND_AFTER_MINUTES * 60_000).toISOString(),
-          maxConfirmations: CONFIRMATIONS_PER_SIGN_UP,
-        });
+        await signUp(c, params.slug, body);
         return envelope(202, "Check your inbox to confirm the subscription", {
           status: "confirmation_sent" as const,
           confirmWithinHours: CONFIRM_HOURS,
@@ -137,6 +171,93 @@ export function subscriberRoutes(deps: SubscriberDeps & { token: (nonce: string)
       },
     }),
     route({
+      method: "get",
+      path: "/public/v1/status-pages/{id}/subscribers.csv",
+      operationId: "exportSubscribers",
+      summary: "A page's subscribers as CSV",
+      description:
+        "One line per subscriber, by address: email, state, services (the labels chosen, separated by ';'; empty: all), created_at, confirmed_at, suspended_reason. A value that a spreadsheet would take for a formula (starting with =, +, -, @, a tab or a return) is prefixed with an apostrophe.",
+      tag: "Subscribers",
+      access: "token",
+      permission: "status_pages:write",
+      params: PageParams,
+      response: {
+        status: 200,
+        description: "The subscribers (text/csv)",
+        schema: z.string().meta({ description: "CSV (RFC 4180), with a header line" }),
+        contentType: "text/csv",
+      },
+      errors: [401, 403, 404],
+      async handler({ params, principal, c }) {
+        const page = await loadWorkspacePage(store, principal, params.id);
+        const rows = await store.subscribers.exportRows(params.id);
+        const lines = [
+          ["email", "state", "services", "created_at", "confirmed_at", "suspended_reason"],
+          ...rows.map((r) => [
+            r.address,
+            r.state,
+            r.services.join(";"),
+            r.createdAt,
+            r.confirmedAt ?? "",
+            r.suspendedReason ?? "",
+          ]),
+        ];
+        return c.body(`${lines.map((line) => line.map(csvField).join(",")).join("\r\n")}\r\n`, 200, {
+          "content-type": "text/csv; charset=utf-8",
+          "content-disposition": `attachment; filename="${page.slug}-subscribers.csv"`,
+          "cache-control": "no-store",
+        });
+      },
+    }),
+    route({
+      method: "post",
+      path: "/public/v1/status-pages/{id}/subscribers/import",
+      operationId: "importSubscribers",
+      summary: "Import subscribers from CSV",
+      description: `Adds each address of the first column (up to ${SUBSCRIBER_IMPORT_ROWS} lines, 1 MB) not yet on the page. With consent: true you state that they agreed to be told: they are subscribed at once, and no e-mail goes out; without it each gets a confirmation e-mail and hears nothing until it is followed. items, when given, is every imported subscriber's choice of services. Lines whose first column is not an address are listed, not imported; nothing is imported when there are more than ${SUBSCRIBER_IMPORT_ROWS} lines.`,
+      tag: "Subscribers",
+      access: "token",
+      permission: "status_pages:write",
+      params: PageParams,
+      body: SubscriberImport,
+      response: { status: 200, description: "What was imported", schema: Envelope(SubscriberImportResult) },
+      errors: [400, 401, 403, 404, 413, 415],
+      async handler({ params, body, principal }) {
+        await loadWorkspacePage(store, principal, params.id);
+        const visible = new Set((await store.subscribers.visibleItems(params.id)).map((i) => i.id));
+        const stranger = body.items?.find((id) => !visible.has(id));
+        if (stranger !== undefined) throw invalidField("items", `Item ${stranger} is not on this status page.`);
+        const lines = body.csv.split(/\r\n|\n|\r/);
+        if (lines.length > SUBSCRIBER_IMPORT_ROWS + 1) {
+          throw invalidField("csv", `Import at most ${SUBSCRIBER_IMPORT_ROWS} lines at a time.`);
+        }
+        const invalid: { line: number; value: string }[] = [];
+        const addresses = new Set<string>();
+        for (const [index, line] of lines.entries()) {
+          const first = firstCsvField(line).trim();
+          if (first === "" || (index === 0 && /^e-?mail/i.test(first))) continue;
+          const address = normalisedAddress(first);
+          if (Email.safeParse(address).success) addresses.add(address);
+          else if (invalid.length < 100) invalid.push({ line: index + 1, value: first.slice(0, 254) });
+        }
+        const now = clock.now();
+        const added = await store.subscribers.importSubscribers({
+          pageId: params.id,
+          consent: body.consent,
+          items: [...new Set(body.items ?? [])].sort((a, b) => a - b),
+          now: now.toISOString(),
+          expiresAt: new Date(now.getTime() + CONFIRM_HOURS * 3_600_000).toISOString(),
+          rows: [...addresses].map((address) => ({
+            id: `sub_${randomBytes(12).toString("hex")}`,
+            address,
+            manage: link(token),
+            confirm: link(token),
+          })),
+        });
+        return envelope(200, "Subscribers imported", { added, existing: addresses.size - added, invalid });
+      },
+    }),
+    route({
       method: "delete",
       path: "/public/v1/status-pages/{id}/subscribers/{subscriberId}",
       operationId: "removeSubscriber",
@@ -154,4 +275,102 @@ export function subscriberRoutes(deps: SubscriberDeps & { token: (nonce: string)
       },
     }),
   ];
+
+  /**
+   * The sign-up form, for public and password pages (a private page's members subscribe through the API): a GET
+   * shows it (the page's services to choose from, unless the page needs a password), its POST signs up and says
+   * to check the inbox, or shows the form again with what went wrong. No script, no cookie read.
+   */
+  const mountForm = (app: App) => {
+    const render = (c: Context, status: number, title: string, body: string, accent?: string) =>
+      c.body(plainPage(title, body, accent), status as 200, LINK_PAGE_HEADERS);
+    const form = async (c: Context, slug: string, error: string | null, given: { email: string; items: number[] }) => {
+      const view = await deps.views.get(slug);
+      const page = view && (await store.subscribers.page(slug));
+      if (!view || !page || page.visibility === "private" || !page.settings.enabled) {
+        return render(c, 404, "Nothing to subscribe to", "<p>This status page does not take subscriptions.</p>");
+      }
+      const password = page.visibility !== "public";
+      const items = password ? [] : await store.subscribers.visibleItems(page.id);
+      const chosen = new Set(given.items);
+      const boxes = items
+        .map(
+          (item) =>
+            `<label><input type="checkbox" name="items" value="${item.id}"${chosen.has(item.id) ? " checked" : ""}> ${e(item.label)}</label>`,
+        )
+        .join("");
+      const accent = (JSON.parse(new TextDecoder().decode(view.page.bytes)) as { theme?: { accentColor?: string } })
+        .theme?.accentColor;
+      return render(
+        c,
+        error ? 400 : 200,
+        `Subscribe to ${page.name}`,
+        `<p>Get an e-mail when ${e(page.name)} publishes, updates or resolves an incident. We send a link to confirm first; every message has a one-click unsubscribe.</p>
+${error ? `<p class="error" role="alert" id="problem">${e(error)}</p>` : ""}<form method="post" action="/subscriptions/new">
+<input type="hidden" name="page" value="${e(page.slug)}">
+<label for="email">E-mail address</label>
+<input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${e(given.email)}"${error ? ' aria-describedby="problem" aria-invalid="true"' : ""}>
+${password ? '<label for="password">Page password</label><input id="password" name="password" type="password" autocomplete="current-password" required>' : ""}
+${boxes ? `<fieldset><legend>Services (none ticked: all of them)</legend>${boxes}</fieldset>` : ""}
+<button>Subscribe</button></form>
+<p><a href="/${e(page.slug)}">Back to the status page</a></p>`,
+        accent,
+      );
+    };
+    app.get("/subscriptions/new", async (c) => {
+      const slug = c.req.query("page") ?? "";
+      if (!Slug.safeParse(slug).success)
+        return render(c, 404, "Nothing to subscribe to", "<p>No such status page.</p>");
+      return form(c, slug, null, { email: "", items: [] });
+    });
+    app.post("/subscriptions/new", async (c) => {
+      let fields: Record<string, string | File | (string | File)[]> = {};
+      try {
+        fields = await c.req.parseBody({ all: true });
+      } catch {
+        fields = {};
+      }
+      const one = (name: string) => {
+        const value = fields[name];
+        return typeof value === "string" ? value : "";
+      };
+      const list = (name: string) => {
+        const value = fields[name];
+        return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === "string");
+      };
+      const slug = one("page");
+      if (!Slug.safeParse(slug).success)
+        return render(c, 404, "Nothing to subscribe to", "<p>No such status page.</p>");
+      // A box for a service gone since the form was shown is dropped, not refused.
+      const target = await store.subscribers.page(slug);
+      const visible = new Set(target ? (await store.subscribers.visibleItems(target.id)).map((i) => i.id) : []);
+      const items = list("items")
+        .map(Number)
+        .filter((n) => visible.has(n))
+        .slice(0, 200);
+      const given = { email: one("email").slice(0, 254), items };
+      const parsed = SubscribeRequest.safeParse({ email: given.email.trim(), items });
+      if (!parsed.success) return form(c, slug, "Enter an e-mail address such as name@example.com.", given);
+      try {
+        await signUp(c, slug, parsed.data, one("password") || undefined);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        if (error.status === 429) {
+          for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
+          return render(c, 429, "Too many sign-ups", "<p>Too many sign-ups from here for now. Try again later.</p>");
+        }
+        if (error.status === 401) return form(c, slug, "The password is incorrect.", given);
+        if (error.status === 400) return form(c, slug, error.details?.[0]?.message ?? error.message, given);
+        return form(c, slug, error.message, given);
+      }
+      return render(
+        c,
+        200,
+        "Check your inbox",
+        `<p>We sent a link to <b>${e(parsed.data.email)}</b>. Follow it within ${CONFIRM_HOURS} hours to confirm the subscription; until then nothing else is sent.</p>`,
+      );
+    });
+  };
+
+  return { routes, mountForm };
 }

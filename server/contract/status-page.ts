@@ -638,6 +638,10 @@ export const PublicStatusPage = z
     maintenance: z.array(PublicMaintenance).meta({
       description: `Maintenance under way or beginning within ${PUBLIC_MAINTENANCE_DAYS} days on the page's visible items, soonest first: each window's current or next occurrence, at most 10`,
     }),
+    subscribe: z.boolean().optional().meta({
+      description:
+        "Visitors may subscribe by e-mail (the owner allows it, and the page is not private): the form is at /subscriptions/new?page=SLUG on the server",
+    }),
   })
   .meta({ id: "PublicStatusPage" });
 export type PublicStatusPage = z.infer<typeof PublicStatusPage>;

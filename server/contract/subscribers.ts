@@ -110,6 +110,36 @@ export const SubscriberQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100).meta({ description: "How many to answer, at most 500" }),
 });
 
+/** How many addresses one import may hold. */
+export const SUBSCRIBER_IMPORT_ROWS = 10_000;
+
+/** POST …/subscribers/import: addresses as CSV (the first column; a header line is skipped). */
+export const SubscriberImport = z
+  .strictObject({
+    csv: z
+      .string()
+      .max(1_000_000)
+      .meta({
+        description: `CSV text, one subscriber per line, the address in the first column (a header line naming "email" is skipped); at most ${SUBSCRIBER_IMPORT_ROWS} lines`,
+        example: "email\nada@example.com\nbob@example.com",
+      }),
+    consent: z.boolean().default(false).meta({
+      description:
+        "true: you state that every address agreed to be told (they are subscribed at once, with no confirmation e-mail); false: each gets a confirmation e-mail, as a sign-up on the page",
+    }),
+    items: ChosenItems.optional(),
+  })
+  .meta({ id: "SubscriberImport" });
+
+/** What an import did. */
+export const SubscriberImportResult = z.object({
+  added: z.int().meta({ description: "New subscribers (confirmed with consent, else waiting for their confirmation)" }),
+  existing: z.int().meta({ description: "Addresses already subscribed or waiting: left as they were" }),
+  invalid: z
+    .array(z.object({ line: z.int(), value: z.string() }))
+    .meta({ description: "Lines whose first column is not an address (the first 100)" }),
+});
+
 /** What a notice says: one incident's event, as its page shows it to visitors. */
 export const NoticeEvent = z.enum(["published", "updated", "resolved"]);
 export type NoticeEvent = z.infer<typeof NoticeEvent>;

@@ -92,15 +92,20 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
 }
 
 /** Where request bodies are read (and limited): the API's routes. Hono patterns are these followed by `*`. */
-export const BODY_PREFIXES = ["/public/v1/", "/public/anon/"] as const;
+export const BODY_PREFIXES = ["/public/v1/", "/public/anon/", "/subscriptions/"] as const;
 
 /** The most bytes a request body may have, but for an image upload's. */
 export const MAX_BODY_BYTES = 64 * 1024;
 /** A status page's logo or favicon upload: the one body larger than MAX_BODY_BYTES. */
 const IMAGE_UPLOAD = /^\/public\/v1\/status-pages\/[^/]+\/(?:logo|favicon)$/;
 
+/** A subscribers' import: up to SUBSCRIBER_IMPORT_ROWS addresses. */
+const SUBSCRIBER_IMPORT = /^\/public\/v1\/status-pages\/[^/]+\/subscribers\/import$/;
+export const MAX_IMPORT_BYTES = 1024 * 1024;
+
 /** The most bytes a request body to `path` may have. */
 export function bodyLimitOf(path: string): number {
+  if (SUBSCRIBER_IMPORT.test(path)) return MAX_IMPORT_BYTES;
   return IMAGE_UPLOAD.test(path) ? MAX_IMAGE_BYTES : MAX_BODY_BYTES;
 }
 
@@ -221,3 +226,17 @@ function refuse(req: IncomingMessage, res: ServerResponse): void {
     return res;
   }) as ServerResponse["end"];
 }
+
+/**
+ * The headers of the server's plain pages that links in e-mails open, and of the subscription form: HTML with no
+ * script, forms posting to this origin only, never framed, never stored, and no Referer (a token may be in the
+ * address).
+ */
+export const LINK_PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+} as const;

@@ -227,7 +227,8 @@ export function pageAccess({ store, clock, config, limiter, passwordChecks = {} 
     refusedAt.set(key, now());
     if (refusedAt.size > REMEMBERED_REFUSALS) refusedAt.delete(refusedAt.keys().next().value as string);
   };
-  return async function check(c: Context, view: PageView): Promise<void> {
+  /** `password`: the candidate a form posted, in place of the header's. */
+  return async function check(c: Context, view: PageView, password?: string): Promise<void> {
     if (view.visibility === "public") return;
     if (view.visibility === "private") {
       const principal = await principalFrom(c, store, clock, config.publicUrl);
@@ -237,7 +238,7 @@ export function pageAccess({ store, clock, config, limiter, passwordChecks = {} 
       return;
     }
     const key = `${view.pageId}|${clientKey(clientAddress(c, config.trustedProxies))}`;
-    const raw = header(c, PASSWORD_HEADER);
+    const raw = password ?? header(c, PASSWORD_HEADER);
     if (raw === undefined || raw === "") {
       const seen = await limiter.peek(rule, key);
       if (!seen.allowed) throw tooManyAttempts(seen.resetSeconds);

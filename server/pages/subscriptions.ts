@@ -7,28 +7,16 @@
 import type { Context } from "hono";
 import { hashToken } from "../accounts/secrets.ts";
 import type { Clock } from "../clock.ts";
-import { escapeHtml as e } from "../html.ts";
+import { escapeHtml as e, plainPage } from "../html.ts";
+import { LINK_PAGE_HEADERS } from "../http/headers.ts";
 import type { App } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
 import type { ManagedRecord } from "../store/subscribers.ts";
 
-const PAGE_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "content-security-policy":
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store",
-};
-
 const BASE = "/subscriptions";
 
 function page(c: Context, status: number, title: string, body: string): Response {
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${e(title)}</title>
-<style>body{margin:0;font:16px/1.5 system-ui,sans-serif;color-scheme:light dark;background:Canvas;color:CanvasText}main{max-width:36rem;margin:0 auto;padding:2rem 1rem}button{font:inherit;padding:.5em 1em}fieldset{border:1px solid GrayText;border-radius:6px;margin:0 0 1rem}label{display:block;padding:.25em 0}</style>
-</head><body><main><h1>${e(title)}</h1>${body}</main></body></html>\n`;
-  return c.body(html, status as 200, PAGE_HEADERS);
+  return c.body(plainPage(title, body), status as 200, LINK_PAGE_HEADERS);
 }
 
 const validToken = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
@@ -106,6 +94,16 @@ export function subscriptionPages(
   });
 
   const manageForm = async (c: Context, token: string, found: ManagedRecord, saved: boolean) => {
+    // One who cannot see the page now (a changed password, a page made private) may only leave.
+    if (!found.hasAccess) {
+      return page(
+        c,
+        200,
+        "Your subscription",
+        `<p>${e(found.address)} receives nothing from this page now.</p>
+<form method="post" action="${BASE}/unsubscribe">${hidden(token)}<p><button>Unsubscribe</button></p></form>`,
+      );
+    }
     const items = await store.subscribers.visibleItems(found.page.id);
     const chosen = new Set(found.items);
     const boxes = items

@@ -425,7 +425,16 @@ export class IncidentQueries extends Queries {
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) > 0) {
         await this.pages.touch(pageId, now, trx);
-        if (notify) await this.notice(trx, pageId, incidentId, "published", `incident:${incidentId}:published`, now);
+        if (notify) {
+          // A draft resolved before it was published is told as resolved.
+          const { status } = await trx
+            .selectFrom("incidents")
+            .select("status")
+            .where("id", "=", incidentId)
+            .executeTakeFirstOrThrow();
+          const event = status === "resolved" ? "resolved" : "published";
+          await this.notice(trx, pageId, incidentId, event, `incident:${incidentId}:published`, now);
+        }
         return true;
       }
       const found = await trx

@@ -52,6 +52,8 @@ export interface ShownPage {
   customDomain: string | null;
   logo: string | null;
   favicon: string | null;
+  /** Visitors may subscribe by e-mail on its form: allowed by its owner, and the page is not private. */
+  subscribe: boolean;
 }
 
 /** A page's row, decoded as its public view reads it. */
@@ -69,7 +71,14 @@ export function shownPage(row: PageRow): ShownPage {
     customDomain: row.custom_domain,
     logo: row.logo,
     favicon: row.favicon,
+    subscribe: subscribable(row),
   };
+}
+
+/** Whether a page takes sign-ups on its form: its owner allows e-mail subscriptions and it is not private. */
+function subscribable(row: Pick<PageRow, "subscriptions" | "visibility">): boolean {
+  const settings = subscriptionsOf(row.subscriptions);
+  return settings.enabled && settings.kinds.includes("email") && row.visibility !== "private";
 }
 
 /** A new page's columns: what the owner gave, its password already hashed. */

@@ -54,6 +54,8 @@ export interface ManagedRecord {
   items: number[];
   /** The nonce of its manage and unsubscribe links. */
   manageNonce: string;
+  /** Whether the subscriber may read the page now (its password unchanged; on a private page, a member). */
+  hasAccess: boolean;
 }
 
 /** A delivery claimed for sending, with what its message is made of. */
@@ -180,15 +182,32 @@ export class SubscriberQueries extends Queries {
         .execute();
       const row = await trx
         .selectFrom("subscribers")
-        .select(["id", "state", "confirm_sent", "confirm_sent_at"])
+        .select(["id", "state", "confirm_sent", "confirm_sent_at", "confirm_expires_at", "access_key"])
         .where("page_id", "=", s.pageId)
         .where("kind", "=", s.kind)
         .where("address", "=", s.address)
         .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
         .executeTakeFirstOrThrow();
-      if (row.state !== "pending") return "nothing";
-      if (row.confirm_sent >= s.maxConfirmations) return "nothing";
-      if (row.confirm_sent_at !== null && row.confirm_sent_at > s.resendAfter) return "nothing";
+      if (row.state === "confirmed") {
+        // Back with the page's new password: they see the page again, so they hear of it again.
+        if (row.access_key !== s.accessKey) {
+          await trx.updateTable("subscribers").set({ access_key: s.accessKey }).where("id", "=", row.id).execute();
+        }
+        return "nothing";
+      }
+      // A suspended address asks again (its mailbox fixed): a new double opt-in. So does one whose last link
+      // expired: the count of links starts over, so that three sign-ups by someone else lock no one out for good.
+      const fresh = row.state === "suspended" || (row.confirm_expires_at !== null && row.confirm_expires_at <= s.now);
+      const sent = fresh ? 0 : row.confirm_sent;
+      if (sent >= s.maxConfirmations) return "nothing";
+      if (!fresh && row.confirm_sent_at !== null && row.confirm_sent_at > s.resendAfter) return "nothing";
+      if (row.state === "suspended") {
+        await trx
+          .updateTable("subscribers")
+          .set({ state: "pending", suspended_reason: null, failures: 0, confirmed_at: null })
+          .where("id", "=", row.id)
+          .execute();
+      }
       await trx
         .updateTable("subscribers")
         .set({
@@ -197,7 +216,7 @@ export class SubscriberQueries extends Queries {
           confirm_nonce: s.confirm.nonce,
           confirm_hash: s.confirm.hash,
           confirm_expires_at: s.confirm.expiresAt,
-          confirm_sent: row.confirm_sent + 1,
+          confirm_sent: sent + 1,
           confirm_sent_at: s.now,
         })
         .where("id", "=", row.id)
@@ -218,6 +237,97 @@ export class SubscriberQueries extends Queries {
     });
   }
 
+  /**
+   * Adds what an owner imported, in one transaction: each address not yet on the page, confirmed at once with
+   * `consent`, else waiting for the confirmation queued here. Addresses already there are left as they are.
+   * Returns how many were added.
+   */
+  importSubscribers(o: {
+    pageId: number;
+    consent: boolean;
+    items: number[];
+    now: string;
+    expiresAt: string;
+    rows: {
+      id: string;
+      address: string;
+      manage: { nonce: string; hash: string };
+      confirm: { nonce: string; hash: string };
+    }[];
+  }): Promise<number> {
+    return this.transaction(async (trx) => {
+      const page = await trx
+        .selectFrom("status_pages")
+        .select(["visibility", "password_hash"])
+        .where("id", "=", o.pageId)
+        .executeTakeFirstOrThrow();
+      // The owner vouches for them: on a password page, under its current password.
+      const accessKey = page.visibility === "public" || page.visibility === "private" ? null : page.password_hash;
+      let added = 0;
+      for (let i = 0; i < o.rows.length; i += 500) {
+        const chunk = o.rows.slice(i, i + 500);
+        const inserted = await trx
+          .insertInto("subscribers")
+          .values(
+            chunk.map((r) => ({
+              id: r.id,
+              page_id: o.pageId,
+              kind: "email",
+              address: r.address,
+              items: JSON.stringify(o.items),
+              state: o.consent ? "confirmed" : "pending",
+              access_key: accessKey,
+              manage_nonce: r.manage.nonce,
+              manage_hash: r.manage.hash,
+              created_at: o.now,
+              confirmed_at: o.consent ? o.now : null,
+              ...(o.consent
+                ? {}
+                : {
+                    confirm_nonce: r.confirm.nonce,
+                    confirm_hash: r.confirm.hash,
+                    confirm_expires_at: o.expiresAt,
+                    confirm_sent: 1,
+                    confirm_sent_at: o.now,
+                  }),
+            })),
+          )
+          .onConflict((oc) => oc.columns(["page_id", "kind", "address"]).doNothing())
+          .returning(["id", "confirm_nonce"])
+          .execute();
+        added += inserted.length;
+        if (!o.consent && inserted.length > 0) {
+          await trx
+            .insertInto("subscriber_deliveries")
+            .values(
+              inserted.map((r) => ({
+                subscriber_id: r.id,
+                notice_id: 0,
+                key: `confirm:${r.confirm_nonce}`,
+                confirm_nonce: r.confirm_nonce,
+                state: "pending",
+                next_attempt_at: o.now,
+                created_at: o.now,
+              })),
+            )
+            .execute();
+        }
+      }
+      return added;
+    });
+  }
+
+  /** Every subscriber of a page, by address, with the labels of the services chosen (the CSV export). */
+  async exportRows(pageId: number): Promise<(Subscriber & { services: string[] })[]> {
+    const { subscribers } = await this.list(pageId, { offset: 0, limit: 1_000_000 });
+    const labels = new Map(
+      (
+        await this.db.selectFrom("status_page_items").select(["id", "label"]).where("page_id", "=", pageId).execute()
+      ).map((i) => [i.id, i.label]),
+    );
+    return subscribers.map((s) => ({ ...s, services: s.items.map((id) => labels.get(id) ?? String(id)) }));
+  }
+
   /** Confirms the subscription a confirmation link names, unless its link has expired. */
   async confirm(confirmHash: string, now: string): Promise<ConfirmOutcome> {
     const row = await this.db
@@ -228,9 +338,10 @@ export class SubscriberQueries extends Queries {
     if (!row) return "unknown";
     if (row.state !== "pending") return "already";
     if (row.confirm_expires_at === null || row.confirm_expires_at <= now) return "expired";
+    // The link works once: its hash goes, so a forwarded or leaked confirmation link opens nothing after.
     const result = await this.db
       .updateTable("subscribers")
-      .set({ state: "confirmed", confirmed_at: now })
+      .set({ state: "confirmed", confirmed_at: now, confirm_hash: null, confirm_nonce: null })
       .where("id", "=", row.id)
       .where("state", "=", "pending")
       .executeTakeFirst();
@@ -258,23 +369,34 @@ export class SubscriberQueries extends Queries {
         "s.state",
         "s.items",
         "s.manage_nonce",
+        "s.access_key",
         "p.id as page_id",
         "p.name",
         "p.slug",
+        "p.visibility",
+        "p.password_hash",
+        "p.workspace_id",
       ])
       .where(`s.${column}`, "=", hash)
       .executeTakeFirst();
-    return (
-      row && {
-        id: row.id,
-        page: { id: row.page_id, name: row.name, slug: row.slug },
-        kind: kindOf(row.kind),
-        address: row.address,
-        state: stateOf(row.state),
-        items: itemsOf(row.items),
-        manageNonce: row.manage_nonce,
-      }
-    );
+    if (!row) return undefined;
+    const member =
+      row.visibility === "private" &&
+      (await this.db.selectFrom("users").select("email").where("workspace_id", "=", row.workspace_id).execute()).some(
+        (u) => u.email.toLowerCase() === row.address,
+      );
+    const hasAccess =
+      row.visibility === "public" || (row.visibility === "private" ? member : row.access_key === row.password_hash);
+    return {
+      id: row.id,
+      page: { id: row.page_id, name: row.name, slug: row.slug },
+      kind: kindOf(row.kind),
+      address: row.address,
+      state: stateOf(row.state),
+      items: itemsOf(row.items),
+      manageNonce: row.manage_nonce,
+      hasAccess,
+    };
   }
 
   /** Sets the services a subscriber chose ([] for all). */
@@ -408,22 +530,27 @@ export class SubscriberQueries extends Queries {
           "p.visibility",
           "p.password_hash",
           "p.workspace_id",
+          "p.subscriptions",
         ])
         .where("n.fanned_out_at", "is", null)
         .orderBy("n.id")
         .limit(1)
         .executeTakeFirst();
       if (!notice) return false;
-      const batch = await trx
-        .selectFrom("subscribers")
-        .select(["id", "address", "items", "access_key"])
-        .where("page_id", "=", notice.page_id)
-        .where("state", "=", "confirmed")
-        .where("confirmed_at", "<=", notice.created_at)
-        .where("id", ">", notice.fan_cursor)
-        .orderBy("id")
-        .limit(FAN_OUT_BATCH)
-        .execute();
+      // A page that takes no subscriptions now tells no one.
+      const enabled = subscriptionsOf(notice.subscriptions).enabled;
+      const batch = !enabled
+        ? []
+        : await trx
+            .selectFrom("subscribers")
+            .select(["id", "address", "items", "access_key"])
+            .where("page_id", "=", notice.page_id)
+            .where("state", "=", "confirmed")
+            .where("confirmed_at", "<=", notice.created_at)
+            .where("id", ">", notice.fan_cursor)
+            .orderBy("id")
+            .limit(FAN_OUT_BATCH)
+            .execute();
       const touched = new Set(itemsOf(notice.items));
       // A private page's notices go to its members' addresses only; a password page's to those who entered its
       // current password.
@@ -510,6 +637,7 @@ export class SubscriberQueries extends Queries {
       const rows = await trx
         .selectFrom("subscriber_deliveries as d")
         .innerJoin("subscribers as s", "s.id", "d.subscriber_id")
+        .innerJoin("status_pages as p", "p.id", "s.page_id")
         .select([
           "d.id",
           "d.attempts",
@@ -521,11 +649,53 @@ export class SubscriberQueries extends Queries {
           "s.address",
           "s.manage_nonce",
           "s.page_id",
+          "s.access_key",
+          "p.visibility",
+          "p.password_hash",
+          "p.workspace_id",
+          "p.subscriptions",
         ])
         .where("d.id", "in", ids)
         .orderBy("d.id")
         .execute();
-      return rows.map((r) => ({
+      // Access is judged again when a notice is sent, not only when it was fanned out: a page made private, a
+      // password changed or subscriptions turned off meanwhile stop what is still waiting.
+      const privatePages = [...new Set(rows.filter((r) => r.visibility === "private").map((r) => r.workspace_id))];
+      const members =
+        privatePages.length === 0
+          ? new Set<string>()
+          : new Set(
+              (
+                await trx
+                  .selectFrom("users")
+                  .select(["workspace_id", "email"])
+                  .where("workspace_id", "in", privatePages)
+                  .execute()
+              ).map((u) => `${u.workspace_id}|${u.email.toLowerCase()}`),
+            );
+      const allowed = (r: (typeof rows)[number]) =>
+        r.notice_id === 0 ||
+        (subscriptionsOf(r.subscriptions).enabled &&
+          (r.visibility === "public" ||
+            (r.visibility === "private"
+              ? members.has(`${r.workspace_id}|${r.address}`)
+              : r.access_key === r.password_hash)));
+      const refused = rows.filter((r) => !allowed(r)).map((r) => r.id);
+      if (refused.length > 0) {
+        await trx
+          .updateTable("subscriber_deliveries")
+          .set({
+            state: "failed",
+            finished_at: opts.now,
+            last_error: "no longer sent: the subscriber cannot see the page now, or it takes no subscriptions",
+            lease_owner: null,
+            lease_until: null,
+          })
+          .where("id", "in", refused)
+          .execute();
+      }
+      const kept = rows.filter(allowed);
+      return kept.map((r) => ({
         id: r.id,
         attempts: r.attempts,
         createdAt: r.created_at,
@@ -542,9 +712,9 @@ export class SubscriberQueries extends Queries {
 
   /**
    * Records a delivery's outcome if `owner` still holds its lease: delivered, failed for good, or pending again at
-   * `nextAttemptAt`. A delivered one clears the subscriber's failures; a failed one counts one, and `suspend` (a
-   * hard bounce, or failures in a row beyond the limit) suspends the subscriber with its reason. False when the
-   * lease was lost.
+   * `nextAttemptAt`. A delivered one clears the subscriber's failures; one given up counts one, and `suspendNow` (a
+   * hard bounce) or `suspendAfter` deliveries given up in a row suspend the subscriber with its reason. False when
+   * the lease was lost.
    */
   finish(o: {
     id: number;
@@ -578,6 +748,8 @@ export class SubscriberQueries extends Queries {
         await trx.updateTable("subscribers").set({ failures: 0 }).where("id", "=", o.subscriberId).execute();
         return true;
       }
+      // A retry to come is no failure yet; a delivery given up is one.
+      if (o.state === "pending" && !o.suspendNow) return true;
       const subscriber = await trx
         .updateTable("subscribers")
         .set((eb) => ({ failures: eb("failures", "+", 1) }))

@@ -271,6 +271,7 @@ export function publicView(page: ShownPage, data: ViewData, now: Date): PublicSt
     ),
     incidents,
     maintenance,
+    subscribe: page.subscribe,
   };
 }
 

@@ -21,7 +21,8 @@ import { sqliteKind, testConfig, useStore } from "../helpers.ts";
  * active incidents first with folded updates, maintenance, the finished prompt with the page's name and logo from a
  * password page's 401 or a framed page's data) took it to about 15,085 bytes; trimming without a change of behaviour
  * or looks (a redundant CSS rule, an unstyled wrapper, a message-key list the embed never reads) won back 15: 15,070,
- * rounded up to 128 bytes.
+ * rounded up to 128 bytes. Issue 30's "Subscribe to updates" link (and links in the link colour) keeps it within:
+ * 15,075 bytes.
  */
 const BUDGET_GZIP_BYTES = 14.75 * 1024;
 

@@ -49,12 +49,15 @@ function tokenIn(mail: Mail, path: string): string {
 describeStores("visitors subscribe to a page by e-mail", (kind) => {
   let smtp: SMTPServer;
   let smtpPort = 0;
+  /** While set, the mail server refuses every message's content (554), as one refusing the sender or a login would. */
+  let refuseData = false;
   const mails: Mail[] = [];
   let clock: TestClock;
   let app: App;
   let api: ReturnType<typeof client>;
   let visitor: ReturnType<typeof client>;
   let sender: NoticeSender;
+  let ownerToken = "";
   let page: { id: string; ids: string[] };
   let items: { id: number; label: string }[];
   /** Mails to `to`, in the order received. */
@@ -72,6 +75,11 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
         callback();
       },
       onData(stream, session, callback) {
+        if (refuseData) {
+          stream.resume();
+          stream.on("end", () => callback(Object.assign(new Error("5.7.1 rejected"), { responseCode: 554 })));
+          return;
+        }
         const chunks: Buffer[] = [];
         stream.on("data", (chunk: Buffer) => chunks.push(chunk));
         stream.on("end", () => {
@@ -99,6 +107,7 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
     });
     ({ app } = makeApp(store, { clock, mailer }));
     const owner = await seedOwner(store);
+    ownerToken = owner.token;
     api = client(app, owner.token);
     visitor = client(app);
     page = await seedStatusPage(api, store, clock.now(), "acme", {}, ["Checkout", "Search"]);
@@ -153,7 +162,15 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
 
   beforeEach(() => {
     mails.length = 0;
+    refuseData = false;
   });
+
+  const form = (path: string, body: string) =>
+    app.request(path, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body,
+    });
 
   test("a page takes no sign-up until its owner allows subscriptions", async () => {
     await api.patch(`/public/v1/status-pages/${page.id}`, { subscriptions: { enabled: false } });
@@ -411,5 +428,183 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
     expect((await api.delete(`/public/v1/status-pages/${page.id}/subscribers/${one.id}`)).status).toBe(200);
     expect((await api.delete(`/public/v1/status-pages/${page.id}/subscribers/${one.id}`)).status).toBe(404);
     expect((await visitor.get(`/public/v1/status-pages/${page.id}/subscribers`)).status).toBe(401);
+  });
+
+  test("the page says whether visitors may subscribe; a private page never offers it", async () => {
+    expect((await visitor.get("/public/v1/status-page/acme")).json.subscribe).toBe(true);
+    await api.patch(`/public/v1/status-pages/${page.id}`, { subscriptions: { enabled: false } });
+    expect((await visitor.get("/public/v1/status-page/acme")).json.subscribe).toBe(false);
+    await api.patch(`/public/v1/status-pages/${page.id}`, { subscriptions: { enabled: true }, visibility: "private" });
+    expect((await api.get("/public/v1/status-page/acme")).json.subscribe).toBe(false);
+    expect((await app.request("/subscriptions/new?page=acme")).status).toBe(404);
+  });
+
+  test("the form lists the services, names a wrong address, and signs up", async () => {
+    const shown = await app.request("/subscriptions/new?page=acme");
+    expect(shown.status).toBe(200);
+    expect(shown.headers.get("content-security-policy")).toContain("form-action 'self'");
+    const html = await shown.text();
+    expect(html).toContain("Checkout");
+    expect(html).toContain('name="items"');
+    const wrong = await form("/subscriptions/new", "page=acme&email=nope");
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain("Enter an e-mail address");
+    const done = await form(
+      "/subscriptions/new",
+      `page=acme&email=fay%40example.com&items=${items[0]?.id}&items=999999`,
+    );
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain("Check your inbox");
+    await drain();
+    expect(to("fay@example.com")).toHaveLength(1);
+    const [fay] = (await api.get(`/public/v1/status-pages/${page.id}/subscribers`)).json.data.subscribers;
+    expect(fay.items).toEqual([items[0]?.id]);
+    expect((await form("/subscriptions/new", "page=nope&email=a%40example.com")).status).toBe(404);
+    expect((await form("/subscriptions/new", "garbage")).status).toBe(404);
+  });
+
+  test("a password page's form asks for the password and lists no services before it", async () => {
+    await api.patch(`/public/v1/status-pages/${page.id}`, {
+      visibility: "password-protected",
+      password: "pass-word-1",
+    });
+    const html = await (await app.request("/subscriptions/new?page=acme")).text();
+    expect(html).toContain('type="password"');
+    expect(html).not.toContain("Checkout");
+    const wrong = await form("/subscriptions/new", "page=acme&email=gus%40example.com&password=nope");
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain("The password is incorrect.");
+    const right = await form("/subscriptions/new", "page=acme&email=gus%40example.com&password=pass-word-1");
+    expect(right.status).toBe(200);
+  });
+
+  test("a mail server refusing the message (not the address) retries and suspends no one", async () => {
+    await subscribe("hal@example.com");
+    refuseData = true;
+    await openIncident({ title: "Refused" });
+    await drain();
+    const [hal] = (await api.get(`/public/v1/status-pages/${page.id}/subscribers`)).json.data.subscribers;
+    expect(hal.state).toBe("confirmed");
+    refuseData = false;
+    mails.length = 0;
+    clock.advance(10 * 60_000);
+    await drain();
+    expect(to("hal@example.com").map((m) => header(m, "Subject"))).toEqual(["[Acme acme] Refused: investigating"]);
+  });
+
+  test("what waits to be sent stops when the page is made private or stops taking subscriptions", async () => {
+    await subscribe("ida@example.com");
+    mails.length = 0;
+    await openIncident({ title: "Queued" });
+    // Fanned out, not yet sent.
+    expect(await opened.store.subscribers.fanOutStep(clock.now().toISOString())).toBe(true);
+    await api.patch(`/public/v1/status-pages/${page.id}`, { visibility: "private" });
+    await drain();
+    expect(to("ida@example.com")).toEqual([]);
+    await api.patch(`/public/v1/status-pages/${page.id}`, { visibility: "public", subscriptions: { enabled: false } });
+    await openIncident({ title: "Off" });
+    await drain();
+    expect(to("ida@example.com")).toEqual([]);
+  });
+
+  test("a draft published quietly tells no one; a draft resolved before publication is told as resolved", async () => {
+    await subscribe("jo@example.com");
+    mails.length = 0;
+    const quiet = await openIncident({ title: "Quiet one", publish: false });
+    await api.post(`/public/v1/status-pages/${page.id}/incidents/${quiet}/publish?notify=false`);
+    const late = await openIncident({ title: "Late one", publish: false });
+    await api.post(`/public/v1/status-pages/${page.id}/incidents/${late}/updates`, {
+      status: "resolved",
+      message: "Done",
+    });
+    await api.post(`/public/v1/status-pages/${page.id}/incidents/${late}/publish`);
+    await drain();
+    expect(to("jo@example.com").map((m) => header(m, "Subject"))).toEqual(["[Acme acme] Late one: resolved"]);
+  });
+
+  test("a suspended address that signs up again gets a new confirmation; a used confirmation link opens nothing", async () => {
+    await visitor.post("/public/v1/status-page/acme/subscribers", { email: "gone@example.com" });
+    await drain();
+    expect((await api.get(`/public/v1/status-pages/${page.id}/subscribers?state=suspended`)).json.data.total).toBe(1);
+    const manage = await subscribe("kim@example.com");
+    expect(manage).toMatch(/^[\w-]{43}$/);
+    const confirm = tokenIn(to("kim@example.com")[0] as Mail, "/subscriptions/confirm");
+    expect((await form("/subscriptions/confirm", `token=${confirm}`)).status).toBe(404);
+    const again = await visitor.post("/public/v1/status-page/acme/subscribers", { email: "gone@example.com" });
+    expect(again.status).toBe(202);
+    const list = (await api.get(`/public/v1/status-pages/${page.id}/subscribers?search=gone`)).json.data.subscribers;
+    expect(list[0]).toMatchObject({ state: "pending", suspendedReason: null });
+  });
+
+  test("a subscriber cut off by a new password hears again after signing up with it", async () => {
+    await api.patch(`/public/v1/status-pages/${page.id}`, {
+      visibility: "password-protected",
+      password: "old-password",
+    });
+    const ask = (password: string) =>
+      visitor.post(
+        "/public/v1/status-page/acme/subscribers",
+        { email: "lee@example.com" },
+        { "x-status-page-password": password },
+      );
+    await ask("old-password");
+    await drain();
+    await form(
+      "/subscriptions/confirm",
+      `token=${tokenIn(to("lee@example.com")[0] as Mail, "/subscriptions/confirm")}`,
+    );
+    await api.patch(`/public/v1/status-pages/${page.id}`, { password: "new-password" });
+    await openIncident({ title: "Unheard" });
+    await drain();
+    expect(to("lee@example.com")).toHaveLength(1);
+    expect((await ask("new-password")).status).toBe(202);
+    await openIncident({ title: "Heard" });
+    await drain();
+    expect(to("lee@example.com").map((m) => header(m, "Subject"))).toEqual([
+      "[Acme acme] Confirm your subscription",
+      "[Acme acme] Heard: investigating",
+    ]);
+  });
+
+  test("the owner imports a CSV (with stated consent, or with confirmations) and exports one", async () => {
+    const withConsent = await api.post(`/public/v1/status-pages/${page.id}/subscribers/import`, {
+      csv: 'email,name\r\nMia@Example.com,Mia\n"quoted@example.com",Q\nnot an address,X\n\n=cmd@example.com,Evil',
+      consent: true,
+      items: [items[1]?.id],
+    });
+    expect(withConsent.status).toBe(200);
+    expect(withConsent.json.data).toEqual({ added: 3, existing: 0, invalid: [{ line: 4, value: "not an address" }] });
+    await drain();
+    expect(mails).toEqual([]);
+    const without = await api.post(`/public/v1/status-pages/${page.id}/subscribers/import`, {
+      csv: "mia@example.com\nned@example.com",
+    });
+    expect(without.json.data).toMatchObject({ added: 1, existing: 1 });
+    await drain();
+    expect(mails.map((m) => m.to)).toEqual(["ned@example.com"]);
+    // Imported with consent: told at once, of the services chosen.
+    await openIncident({ title: "Search is down", items: [{ id: items[1]?.id, status: "major_outage" }] });
+    await drain();
+    expect(to("mia@example.com")).toHaveLength(1);
+    expect(to("ned@example.com")).toHaveLength(1);
+
+    const csv = await app.request(`/public/v1/status-pages/${page.id}/subscribers.csv`, {
+      headers: { authorization: `Bearer ${ownerToken}` },
+    });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("content-disposition")).toBe('attachment; filename="acme-subscribers.csv"');
+    const lines = (await csv.text()).trimEnd().split("\r\n");
+    expect(lines[0]).toBe("email,state,services,created_at,confirmed_at,suspended_reason");
+    expect(lines.slice(1).map((l) => l.split(",").slice(0, 3).join(","))).toEqual([
+      "'=cmd@example.com,confirmed,Search",
+      "mia@example.com,confirmed,Search",
+      "ned@example.com,pending,",
+      "quoted@example.com,confirmed,Search",
+    ]);
+    const tooMany = await api.post(`/public/v1/status-pages/${page.id}/subscribers/import`, {
+      csv: Array.from({ length: 10_002 }, (_, i) => `a${i}@x.io`).join("\n"),
+    });
+    expect(tooMany.status).toBe(400);
   });
 });
