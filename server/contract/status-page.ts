@@ -392,7 +392,8 @@ export const StatusPage = z
     favicon: imageField("favicon"),
     url: z.string().meta({ description: "Where visitors find the page" }),
     incidentPolicy: IncidentPolicy,
-    subscriptions: SubscriptionSettings,
+    // Absent from a server before subscriptions (a static build reading an older one): off.
+    subscriptions: SubscriptionSettings.prefault({}),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     items: z.array(OwnerItem),

@@ -21,10 +21,11 @@ import { sqliteKind, testConfig, useStore } from "../helpers.ts";
  * active incidents first with folded updates, maintenance, the finished prompt with the page's name and logo from a
  * password page's 401 or a framed page's data) took it to about 15,085 bytes; trimming without a change of behaviour
  * or looks (a redundant CSS rule, an unstyled wrapper, a message-key list the embed never reads) won back 15: 15,070,
- * rounded up to 128 bytes. Issue 30's "Subscribe to updates" link (and links in the link colour) keeps it within:
- * 15,075 bytes.
+ * rounded up to 128 bytes. Issue 30's "Subscribe to updates" link, which the issue asks of the embed (the words in
+ * every language, the link to the server's form, links in the element's link colour so that they read in dark mode),
+ * took it from 15,070 to 15,148 bytes: 14.875 KB, the next 128 bytes, is the figure proposed.
  */
-const BUDGET_GZIP_BYTES = 14.75 * 1024;
+const BUDGET_GZIP_BYTES = 14.875 * 1024;
 
 // dist/embed is built by the test run's global setup, exactly as `npm run build` builds it.
 const script = readFileSync(join(EMBED_DIR, "porchlight.js"));
