@@ -15,6 +15,7 @@ import { envelope } from "../contract/common.ts";
 import { escapeHtml } from "../html.ts";
 import { clientAddress, clientKey } from "../http/client-address.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
+import { LINK_PAGE_HEADERS } from "../http/headers.ts";
 import { enforceLimit, type Limiter, type LimitRule } from "../http/rate-limit.ts";
 import { type App, type Route, route } from "../http/route.ts";
 import type { Logger } from "../log.ts";
@@ -191,16 +192,6 @@ export function anonRoutes({ store, clock, config, logger, mailer, limiter }: An
 
 // ---- the pages the e-mails link to ----------------------------------------------------------------------
 
-const PAGE_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "content-security-policy":
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  "x-content-type-options": "nosniff",
-  // The token is in the address: it must not leave in a Referer.
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store",
-};
-
 const e = escapeHtml;
 
 function page(c: Context, status: number, title: string, body: string): Response {
@@ -208,7 +199,7 @@ function page(c: Context, status: number, title: string, body: string): Response
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${e(title)}</title>
 <style>body{margin:0;font:16px/1.5 system-ui,sans-serif;color-scheme:light dark;background:Canvas;color:CanvasText}main{max-width:36rem;margin:0 auto;padding:2rem 1rem}button{font:inherit;padding:.5em 1em}</style>
 </head><body><main><h1>${e(title)}</h1>${body}</main></body></html>\n`;
-  return c.body(html, status as 200, PAGE_HEADERS);
+  return c.body(html, status as 200, LINK_PAGE_HEADERS);
 }
 
 /** The token of a confirm or unsubscribe request: the query's, else a form field's. */
