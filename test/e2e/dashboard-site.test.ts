@@ -107,6 +107,13 @@ describeBrowser("a site's own screen, in Chromium", () => {
   test("the chart of ten minutes of checks fills the plot, scales to the data and speaks in words", async () => {
     const { page } = owner;
     const id = ids.chart as string;
+    // The engine checks this site too, live: a check that lands after the chart drew is not on it, so the
+    // scale is bounded below by what existed before the chart loaded and above by what exists after.
+    const largestOf = async () => {
+      const checks = await call<RecentCheck[]>("GET", `/public/v1/site/${id}/checks?hours=1`);
+      return Math.max(...checks.data.map((c) => c.responseMs ?? 0));
+    };
+    const drawnAtLeast = await largestOf();
     await showSite(page, id, LONG_NAME);
     const chart = dashboard(page).locator("pl-response-chart");
     // The range that fits: one hour, picked for the owner.
@@ -119,11 +126,10 @@ describeBrowser("a site's own screen, in Chromium", () => {
       return { plotWidth, drawn: line.getBBox().width, yMax: Number(svg.dataset.yMax) };
     });
     expect(geometry.drawn / geometry.plotWidth).toBeGreaterThan(0.6);
-    const checks = await call<RecentCheck[]>("GET", `/public/v1/site/${id}/checks?hours=1`);
-    const largest = Math.max(...checks.data.map((c) => c.responseMs ?? 0));
-    expect(largest).toBeGreaterThanOrEqual(150);
-    expect(geometry.yMax).toBeGreaterThanOrEqual(largest);
-    expect(geometry.yMax).toBeLessThanOrEqual(2 * largest);
+    const drawnAtMost = await largestOf();
+    expect(drawnAtLeast).toBeGreaterThanOrEqual(150);
+    expect(geometry.yMax).toBeGreaterThanOrEqual(drawnAtLeast);
+    expect(geometry.yMax).toBeLessThanOrEqual(2 * drawnAtMost);
 
     // The legend is a sentence naming the value, the time and its zone; never the raw "TIME: --".
     const legend = await chart.locator(".legend").textContent();
