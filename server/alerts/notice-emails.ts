@@ -7,7 +7,7 @@
  */
 import { CONFIRM_HOURS } from "../contract/subscribers.ts";
 import { escapeHtml as e } from "../html.ts";
-import type { NoticeContent } from "../store/subscribers.ts";
+import type { IncidentNoticeContent, MaintenanceNoticeContent, NoticeContent } from "../store/subscribers.ts";
 
 export interface NoticeEmail {
   subject: string;
@@ -44,7 +44,7 @@ const IMPACT_STATUS: Record<string, string> = {
 const SEVERITY = ["major_outage", "partial_outage", "degraded", "maintenance", "operational"];
 
 /** The worst status the notice's services are in, or what its impact says; undefined for none. */
-function worstStatus(content: NoticeContent): string | undefined {
+function worstStatus(content: IncidentNoticeContent): string | undefined {
   const named = content.affected.map((a) => a.status).filter((s) => s !== "operational");
   named.sort((a, b) => SEVERITY.indexOf(a) - SEVERITY.indexOf(b));
   return named[0] ?? IMPACT_STATUS[content.incident.impact];
@@ -116,71 +116,161 @@ export function confirmationEmail(o: {
   return { subject, text, html, headers: { "Auto-Submitted": "auto-generated" } };
 }
 
+/** A time as messages read it, in UTC whatever the server's zone and Node's ICU: "Tue, 8 Dec 2026, 02:00 UTC". */
+export function mailTime(at: string): string {
+  const d = new Date(at);
+  const day = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][d.getUTCDay()];
+  const month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][d.getUTCMonth()];
+  const hm = `${String(d.getUTCHours()).padStart(2, "0")}:${String(d.getUTCMinutes()).padStart(2, "0")}`;
+  return `${day}, ${d.getUTCDate()} ${month} ${d.getUTCFullYear()}, ${hm} UTC`;
+}
+
+/** A span of time: the end's clock only when it ends on the same day. */
+function mailSpan(from: string, to: string): string {
+  const a = mailTime(from);
+  const b = mailTime(to);
+  const sameDay = from.slice(0, 10) === to.slice(0, 10);
+  return `${a.replace(/ UTC$/, "")} – ${sameDay ? b.slice(b.lastIndexOf(", ") + 2) : b}`;
+}
+
+type Ids = { messageId: string; thread: string; eventId: string; listId: string };
+
+/** What every notice ends with: why it came, the links to choose services and to unsubscribe. */
+function footers(pageName: string, links: SubscriberLinks) {
+  return {
+    text: [
+      "-- ",
+      `You receive this because you subscribed to ${pageName}.`,
+      `Choose services: ${links.manageUrl}`,
+      `Unsubscribe: ${links.unsubscribeUrl}`,
+    ],
+    html: [
+      `You receive this because you subscribed to ${e(pageName)}.`,
+      `<a href="${e(links.manageUrl)}" style="color:#57606a;">Choose services</a> · <a href="${e(links.unsubscribeUrl)}" style="color:#57606a;">Unsubscribe</a>`,
+    ],
+  };
+}
+
+/** A notice's headers: its place in its thread, the list it belongs to and RFC 8058 one-click unsubscribe. */
+function noticeHeaders(ids: Ids, links: SubscriberLinks): Record<string, string> {
+  const threaded: Record<string, string> =
+    ids.thread === ids.messageId ? {} : { "In-Reply-To": ids.thread, References: ids.thread };
+  return {
+    "Message-ID": ids.messageId,
+    ...threaded,
+    "List-Id": ids.listId,
+    "List-Unsubscribe": `<${links.unsubscribeUrl}>`,
+    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    "Auto-Submitted": "auto-generated",
+    "X-Porchlight-Event-Id": ids.eventId,
+  };
+}
+
+const paragraphs = (text: string) =>
+  text
+    .split(/\n{2,}/)
+    .filter((para) => para.trim() !== "")
+    .map((para) => `<p style="margin:0 0 16px;white-space:pre-line;">${e(para)}</p>`);
+
+const servicesList = (title: string, lines: string[]) =>
+  lines.length > 0
+    ? `<p style="margin:16px 0 4px;font-weight:600;">${e(title)}</p><ul style="margin:0 0 16px;padding-left:20px;">${lines.map((a) => `<li>${e(a)}</li>`).join("")}</ul>`
+    : "";
+
+/** A notice: an incident's or a maintenance occurrence's. */
+export function noticeEmail(content: NoticeContent, links: SubscriberLinks, ids: Ids): NoticeEmail {
+  return content.kind === "incident" ? incidentEmail(content, links, ids) : maintenanceEmail(content, links, ids);
+}
+
 /**
  * An incident's notice: "[Acme Status] Checkout is slow: partial outage — investigating", the update's words, the
  * services affected, a link to the page; one-click unsubscribe and manage links. `thread` names the incident's
  * first message for this subscriber (its Message-ID, when this one is it).
  */
-export function noticeEmail(
-  content: NoticeContent,
-  links: SubscriberLinks,
-  ids: { messageId: string; thread: string; eventId: string; listId: string },
-): NoticeEmail {
+function incidentEmail(content: IncidentNoticeContent, links: SubscriberLinks, ids: Ids): NoticeEmail {
   const { page, incident, update } = content;
   const worst = worstStatus(content);
   const state = content.event === "resolved" ? "resolved" : `${worst ? `${word(worst)} — ` : ""}${word(update.status)}`;
   const subject = oneLine(`[${page.name}] ${incident.title}: ${state}`);
   const affected = content.affected.map((a) => `${a.label}: ${word(a.status)}`);
-  const when = new Date(update.at).toUTCString();
+  const when = mailTime(update.at);
+  const footer = footers(page.name, links);
   const text = [
     incident.title,
-    `${word(update.status)[0]?.toUpperCase()}${word(update.status).slice(1)} — ${when}`,
+    `${capital(word(update.status))} — ${when}`,
     "",
     update.message,
     ...(affected.length > 0 ? ["", "Affected services:", ...affected.map((a) => `- ${a}`)] : []),
     "",
     `Status page: ${links.pageUrl}`,
     "",
-    "-- ",
-    `You receive this because you subscribed to ${page.name}.`,
-    `Choose services: ${links.manageUrl}`,
-    `Unsubscribe: ${links.unsubscribeUrl}`,
+    ...footer.text,
   ].join("\n");
-  const accent = accentOf(page.accentColor);
   const html = layout({
     title: subject,
-    accent,
+    accent: accentOf(page.accentColor),
     body: [
       `<p style="margin:0 0 4px;font-size:14px;color:#57606a;">${e(page.name)}</p>`,
       `<h1 style="font-size:20px;margin:0 0 8px;">${e(incident.title)}</h1>`,
-      `<p style="margin:0 0 16px;font-weight:600;">${e(word(update.status))} <span style="font-weight:400;color:#57606a;">· ${e(when)}</span></p>`,
-      ...update.message
-        .split(/\n{2,}/)
-        .map((para) => `<p style="margin:0 0 16px;white-space:pre-line;">${e(para)}</p>`),
-      affected.length > 0
-        ? `<p style="margin:16px 0 4px;font-weight:600;">Affected services</p><ul style="margin:0 0 16px;padding-left:20px;">${affected.map((a) => `<li>${e(a)}</li>`).join("")}</ul>`
-        : "",
+      `<p style="margin:0 0 16px;font-weight:600;">${e(capital(word(update.status)))} <span style="font-weight:400;color:#57606a;">· ${e(when)}</span></p>`,
+      ...paragraphs(update.message),
+      servicesList("Affected services", affected),
     ],
     action: { label: "View the status page", url: links.pageUrl },
-    footer: [
-      `You receive this because you subscribed to ${e(page.name)}.`,
-      `<a href="${e(links.manageUrl)}" style="color:#57606a;">Choose services</a> · <a href="${e(links.unsubscribeUrl)}" style="color:#57606a;">Unsubscribe</a>`,
-    ],
+    footer: footer.html,
   });
-  const threaded: Record<string, string> =
-    ids.thread === ids.messageId ? {} : { "In-Reply-To": ids.thread, References: ids.thread };
-  return {
-    subject,
-    text,
-    html,
-    headers: {
-      "Message-ID": ids.messageId,
-      ...threaded,
-      "List-Id": ids.listId,
-      "List-Unsubscribe": `<${links.unsubscribeUrl}>`,
-      "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-      "Auto-Submitted": "auto-generated",
-      "X-Porchlight-Event-Id": ids.eventId,
-    },
-  };
+  return { subject, text, html, headers: noticeHeaders(ids, links) };
+}
+
+const capital = (text: string) => `${text[0]?.toUpperCase() ?? ""}${text.slice(1)}`;
+
+/**
+ * A maintenance occurrence's notice: "[Acme Status] Database upgrade: maintenance scheduled for Tue, 8 Dec 2026,
+ * 02:00 UTC", then "…: maintenance in progress" and "…: maintenance completed", threaded together.
+ */
+function maintenanceEmail(content: MaintenanceNoticeContent, links: SubscriberLinks, ids: Ids): NoticeEmail {
+  const { page, window } = content;
+  const state = {
+    maintenance_scheduled: `maintenance scheduled for ${mailTime(content.startsAt)}`,
+    maintenance_started: "maintenance in progress",
+    maintenance_ended: "maintenance completed",
+  }[content.event];
+  const subject = oneLine(`[${page.name}] ${window.title}: ${state}`);
+  const line = {
+    maintenance_scheduled: `Scheduled for ${mailSpan(content.startsAt, content.endsAt)}`,
+    maintenance_started: `In progress until ${mailTime(content.endsAt)}`,
+    maintenance_ended: `Completed at ${mailTime(content.endsAt)}`,
+  }[content.event];
+  const repeats =
+    content.event === "maintenance_scheduled" && window.recurring
+      ? ["This maintenance repeats; this is its next time. The status page shows the times after it."]
+      : [];
+  const services = content.affected.map((a) => a.label);
+  const footer = footers(page.name, links);
+  const text = [
+    window.title,
+    line,
+    ...(window.description.trim() ? ["", window.description] : []),
+    ...(repeats.length > 0 ? ["", ...repeats] : []),
+    ...(services.length > 0 ? ["", "Services under maintenance:", ...services.map((a) => `- ${a}`)] : []),
+    "",
+    `Status page: ${links.pageUrl}`,
+    "",
+    ...footer.text,
+  ].join("\n");
+  const html = layout({
+    title: subject,
+    accent: accentOf(page.accentColor),
+    body: [
+      `<p style="margin:0 0 4px;font-size:14px;color:#57606a;">${e(page.name)}</p>`,
+      `<h1 style="font-size:20px;margin:0 0 8px;">${e(window.title)}</h1>`,
+      `<p style="margin:0 0 16px;font-weight:600;">${e(line)}</p>`,
+      ...paragraphs(window.description),
+      ...repeats.map((r) => `<p style="margin:0 0 16px;color:#57606a;">${e(r)}</p>`),
+      servicesList("Services under maintenance", services),
+    ],
+    action: { label: "View the status page", url: links.pageUrl },
+    footer: footer.html,
+  });
+  return { subject, text, html, headers: noticeHeaders(ids, links) };
 }

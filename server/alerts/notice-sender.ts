@@ -1,7 +1,7 @@
 /**
- * Tells a page's subscribers: fans each notice (written with the incident change that caused it) out to one
- * delivery per subscriber who may read it and chose a service it touches, then delivers those and the sign-ups'
- * confirmations as the alert sender does: claimed with a lease, retried with backoff until the delivery window
+ * Tells a page's subscribers: fans each notice (written with the incident or maintenance change that caused it, or
+ * by the sweep that sees one-off maintenance begin and end) out to one delivery per subscriber who may read it and
+ * chose a service it touches, then delivers those and the sign-ups' confirmations as the alert sender does: claimed with a lease, retried with backoff until the delivery window
  * closes. It runs beside the alert sender with slots of its own, so a fan-out to many subscribers never waits in
  * front of an owner's alert. A hard bounce (a 5xx reply) suspends the subscriber at once, FAILURES_TO_SUSPEND
  * failures in a row too; the owner sees why.
@@ -34,6 +34,8 @@ export interface NoticeSenderDeps {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const STOP_WAIT_MS = 3000;
+/** How often a sender looks for maintenance that began or ended (SubscriberQueries.sweepMaintenance). */
+export const MAINTENANCE_SWEEP_EVERY_MS = 15_000;
 
 /** The links of a subscriber's messages. */
 export function subscriberUrls(publicUrl: string, token: string) {
@@ -64,6 +66,7 @@ export class NoticeSender {
   #stopped = true;
   #running: Promise<void> | undefined;
   readonly #notices = new Map<number, NoticeContent | undefined>();
+  #sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: NoticeSenderDeps) {}
 
@@ -102,6 +105,10 @@ export class NoticeSender {
     const { store, clock } = this.deps;
     let worked = 0;
     const now = clock.now().getTime();
+    if (now - this.#sweptAt >= MAINTENANCE_SWEEP_EVERY_MS || now < this.#sweptAt) {
+      this.#sweptAt = now;
+      worked += await store.subscribers.sweepMaintenance(iso(now));
+    }
     if (await store.subscribers.anyToFanOut()) {
       if (await store.subscribers.fanOutStep(iso(now))) worked++;
     }
@@ -156,12 +163,17 @@ export class NoticeSender {
     const content = await this.#content(claim.noticeId);
     if (!content) return undefined;
     const host = new URL(publicUrl).hostname;
-    const thread = `<incident-${content.incident.id}.${claim.subscriberId}@${host}>`;
+    // One incident's notices thread under its first; one maintenance occurrence's under its announcement.
+    const thread =
+      content.kind === "incident"
+        ? `<incident-${content.incident.id}.${claim.subscriberId}@${host}>`
+        : `<maintenance-${content.window.id}-${Date.parse(content.startsAt)}.${claim.subscriberId}@${host}>`;
+    const first = content.event === "published" || content.event === "maintenance_scheduled";
     return noticeEmail(
       content,
       { pageUrl: pageUrl(publicUrl, content.page), manageUrl: links.manageUrl, unsubscribeUrl: links.unsubscribeUrl },
       {
-        messageId: content.event === "published" ? thread : `<notice-${claim.noticeId}.${claim.subscriberId}@${host}>`,
+        messageId: first ? thread : `<notice-${claim.noticeId}.${claim.subscriberId}@${host}>`,
         thread,
         eventId: `notice-${claim.noticeId}`,
         listId: `${content.page.name.replace(/[<>"\\\r\n]/g, "")} <${content.page.slug}.status.${host}>`,

@@ -140,8 +140,18 @@ export const SubscriberImportResult = z.object({
     .meta({ description: "Lines whose first column is not an address (the first 100)" }),
 });
 
-/** What a notice says: one incident's event, as its page shows it to visitors. */
-export const NoticeEvent = z.enum(["published", "updated", "resolved"]);
+/**
+ * What a notice says, as its page shows it to visitors: one incident's event, or one maintenance occurrence's
+ * (scheduled when its window is made or moved, started and ended as it happens).
+ */
+export const NoticeEvent = z.enum([
+  "published",
+  "updated",
+  "resolved",
+  "maintenance_scheduled",
+  "maintenance_started",
+  "maintenance_ended",
+]);
 export type NoticeEvent = z.infer<typeof NoticeEvent>;
 
 /**

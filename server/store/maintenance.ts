@@ -1,8 +1,9 @@
 import type { Kysely, Selectable } from "kysely";
 import type { Interval } from "../contract/maintenance.ts";
 import { groupBy } from "../group-by.ts";
-import { Queries } from "./connection.ts";
+import { type Connection, Queries } from "./connection.ts";
 import type { Database } from "./schema.ts";
+import type { SubscriberQueries } from "./subscribers.ts";
 
 export type WindowRow = Selectable<Database["maintenance_windows"]>;
 
@@ -45,6 +46,13 @@ class Outcome extends Error {
 
 /** A workspace's maintenance windows, and their occurrences as judging and the status pages read them. */
 export class MaintenanceQueries extends Queries {
+  constructor(
+    connection: Connection,
+    private readonly subscribers: SubscriberQueries,
+  ) {
+    super(connection);
+  }
+
   /** The sites each window covers, in id order, by window id. */
   private async sitesOf(windowIds: string[]): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
@@ -153,8 +161,23 @@ export class MaintenanceQueries extends Queries {
           .insertInto("maintenance_window_sites")
           .values(sites.map((site_id) => ({ window_id: window.id, site_id })))
           .execute();
-        await this.insertOccurrences(trx, window.id, occurrences, window.ended_at);
+        const rows = await this.insertOccurrences(trx, window.id, occurrences, window.ended_at);
         await this.rejudge(trx, [...before.map((b) => b.site_id), ...sites], window.updated_at);
+        // Subscribers hear of the next occurrence when it is yet to begin, once per time it is set for: a change
+        // that keeps it where it was tells no one again; one that moves it tells its new time.
+        const next = rows
+          .filter((r) => r.ends_at > window.updated_at)
+          .reduce<(typeof rows)[number] | undefined>((a, r) => (a && a.starts_at <= r.starts_at ? a : r), undefined);
+        if (next && next.starts_at > window.updated_at) {
+          await this.subscribers.writeMaintenanceNotices(trx, {
+            windowId: window.id,
+            sites,
+            event: "maintenance_scheduled",
+            startsAt: next.starts_at,
+            endsAt: next.ends_at,
+            at: window.updated_at,
+          });
+        }
         return { ...window, sites: [...sites].sort() };
       });
     } catch (error) {
@@ -194,6 +217,13 @@ export class MaintenanceQueries extends Queries {
         .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
         .executeTakeFirst();
       if (!window) return undefined;
+      const underWay = await trx
+        .selectFrom("maintenance_occurrences")
+        .select("starts_at")
+        .where("window_id", "=", id)
+        .where("starts_at", "<=", now)
+        .where("ends_at", ">", now)
+        .executeTakeFirst();
       const cut = await trx
         .updateTable("maintenance_occurrences")
         .set({ ends_at: now })
@@ -208,6 +238,16 @@ export class MaintenanceQueries extends Queries {
         .where("id", "=", id)
         .execute();
       await this.rejudge(trx, siteIds, now);
+      if (underWay && window.recurrence === null) {
+        await this.subscribers.writeMaintenanceNotices(trx, {
+          windowId: id,
+          sites: siteIds,
+          event: "maintenance_ended",
+          startsAt: underWay.starts_at,
+          endsAt: now,
+          at: now,
+        });
+      }
       return { ...window, ended_at: now, updated_at: now, sites: siteIds.sort() };
     });
   }
@@ -252,6 +292,7 @@ export class MaintenanceQueries extends Queries {
         .values(rows.slice(i, i + 200))
         .execute();
     }
+    return rows;
   }
 
   /** Asks the engine to judge sites again now (the sweep). */

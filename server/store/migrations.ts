@@ -646,16 +646,27 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         await db.schema.createIndex("subscribers_confirm").unique().on("subscribers").column("confirm_hash").execute();
         await db.schema.createIndex("subscribers_manage").unique().on("subscribers").column("manage_hash").execute();
-        // What subscribers are told, written in the transaction of the incident change that caused it: one row per
-        // event (key: unique per page), fanned out to deliveries afterwards, subscriber by subscriber (cursor).
+        // The fan-out reads a page's confirmed subscribers in id order, a batch after its cursor.
+        await db.schema
+          .createIndex("subscribers_fan_out")
+          .on("subscribers")
+          .columns(["page_id", "state", "id"])
+          .execute();
+        // What subscribers are told, written in the transaction of the incident or maintenance change that caused
+        // it (or by the sweep that sees an occurrence begin or end): one row per event (key: unique per page),
+        // fanned out to deliveries afterwards, subscriber by subscriber (cursor). An incident's notice names the
+        // update it tells; a maintenance notice names its window and the occurrence's times.
         await db.schema
           .createTable("subscriber_notices")
           .addColumn("id", serial, (c) => autoId(c))
           .addColumn("page_id", "integer", (c) => c.notNull().references("status_pages.id").onDelete("cascade"))
           .addColumn("key", "text", (c) => c.notNull())
           .addColumn("event", "text", (c) => c.notNull())
-          .addColumn("incident_id", "integer", (c) => c.notNull().references("incidents.id").onDelete("cascade"))
-          .addColumn("update_id", "integer", (c) => c.notNull().references("incident_updates.id").onDelete("cascade"))
+          .addColumn("incident_id", "integer", (c) => c.references("incidents.id").onDelete("cascade"))
+          .addColumn("update_id", "integer", (c) => c.references("incident_updates.id").onDelete("cascade"))
+          .addColumn("window_id", "text", (c) => c.references("maintenance_windows.id").onDelete("cascade"))
+          .addColumn("starts_at", "text")
+          .addColumn("ends_at", "text")
           .addColumn("items", "text", (c) => c.notNull())
           .addColumn("created_at", "text", (c) => c.notNull())
           .addColumn("fan_cursor", "text", (c) => c.notNull().defaultTo(""))

@@ -185,9 +185,14 @@ export interface Database {
     page_id: number;
     key: string;
     event: string;
-    incident_id: number;
-    update_id: number;
-    /** JSON array of the item ids the incident touches. */
+    /** An incident's notice: the incident and the update it tells. */
+    incident_id: number | null;
+    update_id: number | null;
+    /** A maintenance notice: the window, and the occurrence it tells of. */
+    window_id: string | null;
+    starts_at: string | null;
+    ends_at: string | null;
+    /** JSON array of the item ids the incident or maintenance touches. */
     items: string;
     created_at: string;
     /** The last subscriber id fanned out to. */

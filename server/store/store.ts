@@ -122,8 +122,8 @@ export class Store extends Connection {
     this.sessions = new SessionQueries(this, this.accounts);
     this.pages = new PageQueries(this);
     this.alerts = new AlertQueries(this);
-    this.maintenance = new MaintenanceQueries(this);
     this.subscribers = new SubscriberQueries(this);
+    this.maintenance = new MaintenanceQueries(this, this.subscribers);
     this.incidents = new IncidentQueries(this, this.pages, this.subscribers);
     this.sites = new SiteQueries(this, this.incidents);
     this.views = new ViewQueries(this, this.sites, this.incidents);

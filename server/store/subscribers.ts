@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import {
-  type NoticeEvent,
+  NoticeEvent,
   type Subscriber,
   SubscriberKind,
   SubscriberState,
@@ -73,14 +73,42 @@ export interface DeliveryClaim {
   pageId: number;
 }
 
-/** What a notice tells, as the page shows it to visitors (no owner detail). */
-export interface NoticeContent {
-  event: NoticeEvent;
-  page: { id: number; name: string; slug: string; customDomain: string | null; accentColor: string | null };
+/** The page a notice is from, as its messages name and link it. */
+export interface NoticePage {
+  id: number;
+  name: string;
+  slug: string;
+  customDomain: string | null;
+  accentColor: string | null;
+}
+
+/** What an incident's notice tells, as the page shows it to visitors (no owner detail). */
+export interface IncidentNoticeContent {
+  kind: "incident";
+  event: "published" | "updated" | "resolved";
+  page: NoticePage;
   incident: { id: number; title: string; impact: string; status: string; startedAt: string };
   update: { status: string; message: string; at: string };
   affected: { label: string; status: string }[];
 }
+
+/** What a maintenance notice tells: the window's public text and the occurrence's times. */
+export interface MaintenanceNoticeContent {
+  kind: "maintenance";
+  event: "maintenance_scheduled" | "maintenance_started" | "maintenance_ended";
+  page: NoticePage;
+  window: { id: string; title: string; description: string; recurring: boolean };
+  startsAt: string;
+  endsAt: string;
+  /** When the notice was written: an occurrence ended early ends then. */
+  at: string;
+  affected: { label: string; status: string }[];
+}
+
+export type NoticeContent = IncidentNoticeContent | MaintenanceNoticeContent;
+
+/** The maintenance events a sweep tells, and how far back it looks for an occurrence's start or end. */
+export const MAINTENANCE_SWEEP_LOOKBACK_MS = 24 * 3_600_000;
 
 const itemsOf = (stored: string): number[] => {
   try {
@@ -498,6 +526,113 @@ export class SubscriberQueries extends Queries {
       .execute();
   }
 
+  /**
+   * Writes a maintenance occurrence's notice, within the caller's transaction, for every page that shows one of
+   * the window's sites among its visible services and takes subscriptions now; once per page and key (key
+   * `maintenance:<window>:<start>:<scheduled|started|ended>`). An end is told only to the pages told of the
+   * start. Returns how many notices it wrote.
+   */
+  async writeMaintenanceNotices(
+    trx: Kysely<Database>,
+    n: {
+      windowId: string;
+      sites: string[];
+      event: "maintenance_scheduled" | "maintenance_started" | "maintenance_ended";
+      startsAt: string;
+      endsAt: string;
+      at: string;
+    },
+  ): Promise<number> {
+    if (n.sites.length === 0) return 0;
+    const base = `maintenance:${n.windowId}:${n.startsAt}`;
+    const key = `${base}:${n.event.slice("maintenance_".length)}`;
+    const shown = await trx
+      .selectFrom("status_page_items as it")
+      .innerJoin("status_pages as p", "p.id", "it.page_id")
+      .select(["it.page_id", "it.id", "p.subscriptions"])
+      .where("it.site_id", "in", [...new Set(n.sites)])
+      .where("it.visible", "=", 1)
+      .execute();
+    const byPage = new Map<number, number[]>();
+    for (const row of shown) {
+      if (!subscriptionsOf(row.subscriptions).enabled) continue;
+      byPage.set(row.page_id, [...(byPage.get(row.page_id) ?? []), row.id]);
+    }
+    if (byPage.size === 0) return 0;
+    const written = await trx
+      .selectFrom("subscriber_notices")
+      .select(["page_id", "key"])
+      .where("page_id", "in", [...byPage.keys()])
+      .where("key", "in", [key, `${base}:started`])
+      .execute();
+    const has = (pageId: number, k: string) => written.some((w) => w.page_id === pageId && w.key === k);
+    const pages = [...byPage.keys()].filter(
+      (pageId) => !has(pageId, key) && (n.event !== "maintenance_ended" || has(pageId, `${base}:started`)),
+    );
+    if (pages.length === 0) return 0;
+    await trx
+      .insertInto("subscriber_notices")
+      .values(
+        pages.map((pageId) => ({
+          page_id: pageId,
+          key,
+          event: n.event,
+          window_id: n.windowId,
+          starts_at: n.startsAt,
+          ends_at: n.endsAt,
+          items: JSON.stringify((byPage.get(pageId) ?? []).sort((a, b) => a - b)),
+          created_at: n.at,
+        })),
+      )
+      .onConflict((oc) => oc.columns(["page_id", "key"]).doNothing())
+      .execute();
+    return pages.length;
+  }
+
+  /**
+   * Tells of one-off maintenance as it happens: an occurrence that began within MAINTENANCE_SWEEP_LOOKBACK_MS and
+   * is under way is "started", one that ended within it "ended" (to the pages told of its start). Any process may
+   * run it any number of times: the notices' keys make each one once. A repeating window's occurrences are not
+   * told one by one (a nightly window would mail every subscriber twice a night); its schedule is, when it is
+   * made or moved. Returns how many notices it wrote.
+   */
+  sweepMaintenance(now: string): Promise<number> {
+    const since = new Date(Date.parse(now) - MAINTENANCE_SWEEP_LOOKBACK_MS).toISOString();
+    return this.transaction(async (trx) => {
+      const occurrences = await trx
+        .selectFrom("maintenance_windows as w")
+        .innerJoin("maintenance_occurrences as o", "o.window_id", "w.id")
+        .select(["o.window_id", "o.starts_at", "o.ends_at"])
+        .where("w.recurrence", "is", null)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb("o.starts_at", "<=", now), eb("o.starts_at", ">", since), eb("o.ends_at", ">", now)]),
+            eb.and([eb("o.ends_at", "<=", now), eb("o.ends_at", ">", since)]),
+          ]),
+        )
+        .orderBy("o.starts_at")
+        .execute();
+      if (occurrences.length === 0) return 0;
+      const links = await trx
+        .selectFrom("maintenance_window_sites")
+        .select(["window_id", "site_id"])
+        .where("window_id", "in", [...new Set(occurrences.map((o) => o.window_id))])
+        .execute();
+      let written = 0;
+      for (const o of occurrences) {
+        written += await this.writeMaintenanceNotices(trx, {
+          windowId: o.window_id,
+          sites: links.filter((l) => l.window_id === o.window_id).map((l) => l.site_id),
+          event: o.ends_at <= now ? "maintenance_ended" : "maintenance_started",
+          startsAt: o.starts_at,
+          endsAt: o.ends_at,
+          at: now,
+        });
+      }
+      return written;
+    });
+  }
+
   /** Whether a notice waits to be fanned out. */
   async anyToFanOut(): Promise<boolean> {
     const row = await this.db
@@ -784,22 +919,68 @@ export class SubscriberQueries extends Queries {
       .execute();
   }
 
-  /** What a notice tells, as its page shows it to visitors now; undefined when its incident or page is gone. */
+  /** What a notice tells, as its page shows it to visitors now; undefined when what it tells of or its page is gone. */
   async noticeContent(noticeId: number): Promise<NoticeContent | undefined> {
-    const row = await this.db
+    const notice = await this.db
       .selectFrom("subscriber_notices as n")
       .innerJoin("status_pages as p", "p.id", "n.page_id")
-      .innerJoin("incidents as i", "i.id", "n.incident_id")
-      .innerJoin("incident_updates as u", "u.id", "n.update_id")
       .select([
         "n.event",
         "n.items",
+        "n.incident_id",
+        "n.update_id",
+        "n.window_id",
+        "n.starts_at",
+        "n.ends_at",
+        "n.created_at",
         "p.id as page_id",
         "p.name as page_name",
         "p.slug",
         "p.custom_domain",
         "p.theme",
-        "i.id as incident_id",
+      ])
+      .where("n.id", "=", noticeId)
+      .executeTakeFirst();
+    if (!notice) return undefined;
+    const page = {
+      id: notice.page_id,
+      name: notice.page_name,
+      slug: notice.slug,
+      customDomain: notice.custom_domain,
+      accentColor: accentOf(notice.theme),
+    };
+    const touched = itemsOf(notice.items);
+    const visible = (await this.visibleItems(notice.page_id)).filter((item) => touched.includes(item.id));
+    const event = NoticeEvent.safeParse(notice.event);
+    if (!event.success) return undefined;
+    if (notice.window_id !== null && notice.starts_at !== null && notice.ends_at !== null) {
+      const window = await this.db
+        .selectFrom("maintenance_windows")
+        .select(["id", "title", "description", "recurrence"])
+        .where("id", "=", notice.window_id)
+        .executeTakeFirst();
+      if (!window) return undefined;
+      return {
+        kind: "maintenance",
+        event: event.data as MaintenanceNoticeContent["event"],
+        page,
+        window: {
+          id: window.id,
+          title: window.title,
+          description: window.description,
+          recurring: window.recurrence !== null,
+        },
+        startsAt: notice.starts_at,
+        endsAt: notice.ends_at,
+        at: notice.created_at,
+        affected: visible.map((item) => ({ label: item.label, status: "maintenance" })),
+      };
+    }
+    if (notice.incident_id === null || notice.update_id === null) return undefined;
+    const row = await this.db
+      .selectFrom("incidents as i")
+      .innerJoin("incident_updates as u", "u.incident_id", "i.id")
+      .select([
         "i.title",
         "i.impact",
         "i.status as incident_status",
@@ -808,41 +989,32 @@ export class SubscriberQueries extends Queries {
         "u.message",
         "u.created_at as update_at",
       ])
-      .where("n.id", "=", noticeId)
+      .where("i.id", "=", notice.incident_id)
+      .where("u.id", "=", notice.update_id)
       .executeTakeFirst();
     if (!row) return undefined;
-    const touched = itemsOf(row.items);
     const named = new Map(
       (
         await this.db
           .selectFrom("incident_items")
           .select(["item_id", "status"])
-          .where("incident_id", "=", row.incident_id)
+          .where("incident_id", "=", notice.incident_id)
           .execute()
       ).map((n) => [n.item_id, n.status]),
     );
-    const visible = await this.visibleItems(row.page_id);
-    const accent = accentOf(row.theme);
     return {
-      event: row.event as NoticeEvent,
-      page: {
-        id: row.page_id,
-        name: row.page_name,
-        slug: row.slug,
-        customDomain: row.custom_domain,
-        accentColor: accent,
-      },
+      kind: "incident",
+      event: event.data as IncidentNoticeContent["event"],
+      page,
       incident: {
-        id: row.incident_id,
+        id: notice.incident_id,
         title: row.title,
         impact: row.impact,
         status: row.incident_status,
         startedAt: row.started_at,
       },
       update: { status: row.update_status, message: row.message, at: row.update_at },
-      affected: visible
-        .filter((item) => touched.includes(item.id))
-        .map((item) => ({ label: item.label, status: named.get(item.id) ?? "major_outage" })),
+      affected: visible.map((item) => ({ label: item.label, status: named.get(item.id) ?? "major_outage" })),
     };
   }
 }

@@ -24,9 +24,12 @@ interface Mail {
 }
 
 const decode = (raw: string) =>
-  raw
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  Buffer.from(
+    raw
+      .replace(/=\r?\n/g, "")
+      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+    "latin1",
+  ).toString("utf8");
 
 /** A header's value, unfolded, its RFC 2047 words (=?UTF-8?Q?…?=) decoded. */
 const header = (mail: Mail, name: string) =>
@@ -606,5 +609,130 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
       csv: Array.from({ length: 10_002 }, (_, i) => `a${i}@x.io`).join("\n"),
     });
     expect(tooMany.status).toBe(400);
+  });
+  /** Advances the clock past the sender's sweep interval and runs it dry. */
+  const later = async (ms: number) => {
+    clock.advance(ms);
+    await drain();
+  };
+  const subjects = (address: string) => to(address).map((m) => header(m, "Subject"));
+
+  test("maintenance: told when scheduled (again only when moved), when it starts and when it ends, threaded, to the subscribers of its services", async () => {
+    await subscribe("all@example.com");
+    await subscribe("checkout@example.com", [items[0]?.id as number]);
+    await subscribe("search@example.com", [items[1]?.id as number]);
+    mails.length = 0;
+    // Now is Sat 21 Nov 2026 12:00 UTC.
+    const made = await api.post("/public/v1/maintenance-windows", {
+      title: "Database upgrade",
+      description: "We move to a bigger database.\n\nCheckout may be slow.",
+      sites: [page.ids[0]],
+      start: "2026-11-22T02:00",
+      durationMinutes: 60,
+    });
+    expect(made.status).toBe(201);
+    const windowId = made.json.data.id as string;
+    await drain();
+    const scheduled = "[Acme acme] Database upgrade: maintenance scheduled for Sun, 22 Nov 2026, 02:00 UTC";
+    expect(subjects("all@example.com")).toEqual([scheduled]);
+    expect(subjects("checkout@example.com")).toEqual([scheduled]);
+    expect(to("search@example.com")).toEqual([]);
+    const first = to("all@example.com")[0] as Mail;
+    expect(first.text).toContain("Scheduled for Sun, 22 Nov 2026, 02:00 – 03:00 UTC");
+    expect(first.text).toContain("We move to a bigger database.");
+    expect(first.text).toMatch(/Services under maintenance:\r?\n- Checkout/);
+    expect(header(first, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
+
+    // A new title keeps the time: no one is told again. A new time is told.
+    expect((await api.patch(`/public/v1/maintenance-windows/${windowId}`, { title: "Database move" })).status).toBe(
+      200,
+    );
+    await drain();
+    expect(to("all@example.com")).toHaveLength(1);
+    expect((await api.patch(`/public/v1/maintenance-windows/${windowId}`, { start: "2026-11-22T03:00" })).status).toBe(
+      200,
+    );
+    await drain();
+    expect(subjects("all@example.com")).toEqual([
+      scheduled,
+      "[Acme acme] Database move: maintenance scheduled for Sun, 22 Nov 2026, 03:00 UTC",
+    ]);
+    const announced = header(to("all@example.com")[1] as Mail, "Message-ID");
+
+    // It begins: told once, however often the sweep looks.
+    await later(15 * 3_600_000 + 30_000);
+    await later(20_000);
+    await later(20_000);
+    expect(subjects("all@example.com").slice(2)).toEqual(["[Acme acme] Database move: maintenance in progress"]);
+    const started = to("all@example.com")[2] as Mail;
+    expect(started.text).toContain("In progress until Sun, 22 Nov 2026, 04:00 UTC");
+    expect(header(started, "In-Reply-To")).toBe(announced);
+    // It ends: told once.
+    await later(3_600_000);
+    await later(20_000);
+    expect(subjects("all@example.com").slice(3)).toEqual(["[Acme acme] Database move: maintenance completed"]);
+    expect(header(to("all@example.com")[3] as Mail, "References")).toBe(announced);
+    expect(subjects("checkout@example.com")).toEqual(subjects("all@example.com"));
+    expect(to("search@example.com")).toEqual([]);
+  });
+
+  test("maintenance: one made under way is told as started, ending it early is told once, a repeating window tells its schedule only", async () => {
+    await subscribe("ops@example.com");
+    mails.length = 0;
+    const underWay = await api.post("/public/v1/maintenance-windows", {
+      title: "Cache flush",
+      sites: [page.ids[1]],
+      start: "2026-11-21T11:50Z",
+      durationMinutes: 60,
+    });
+    expect(underWay.status).toBe(201);
+    // The sweep that sees it under way runs every 15 s.
+    await later(20_000);
+    expect(subjects("ops@example.com")).toEqual(["[Acme acme] Cache flush: maintenance in progress"]);
+    await later(5 * 60_000);
+    expect((await api.post(`/public/v1/maintenance-windows/${underWay.json.data.id}/end`, {})).status).toBe(200);
+    await drain();
+    await later(20_000);
+    await later(60 * 60_000);
+    expect(subjects("ops@example.com")).toEqual([
+      "[Acme acme] Cache flush: maintenance in progress",
+      "[Acme acme] Cache flush: maintenance completed",
+    ]);
+    expect((to("ops@example.com")[1] as Mail).text).toContain("Completed at Sat, 21 Nov 2026, 12:05 UTC");
+
+    mails.length = 0;
+    const nightly = await api.post("/public/v1/maintenance-windows", {
+      title: "Nightly backup",
+      sites: [page.ids[0]],
+      start: "2026-11-23T02:00",
+      durationMinutes: 30,
+      recurrence: "FREQ=DAILY",
+    });
+    expect(nightly.status).toBe(201);
+    await drain();
+    expect(subjects("ops@example.com")).toEqual([
+      "[Acme acme] Nightly backup: maintenance scheduled for Mon, 23 Nov 2026, 02:00 UTC",
+    ]);
+    expect((to("ops@example.com")[0] as Mail).text).toContain("This maintenance repeats");
+    // Its nights come and go without a message each.
+    for (let i = 0; i < 6; i++) await later(12 * 3_600_000);
+    expect(to("ops@example.com")).toHaveLength(1);
+  });
+
+  test("maintenance on a page that takes no subscriptions, or on services no page shows, writes no notice", async () => {
+    await subscribe("quiet@example.com");
+    await api.patch(`/public/v1/status-pages/${page.id}`, { subscriptions: { enabled: false } });
+    mails.length = 0;
+    const hidden = await api.post("/public/v1/maintenance-windows", {
+      title: "Unseen",
+      sites: [page.ids[0]],
+      start: "2026-11-21T12:30",
+      durationMinutes: 30,
+    });
+    expect(hidden.status).toBe(201);
+    await later(40 * 60_000);
+    await later(40 * 60_000);
+    expect(mails).toEqual([]);
+    expect(await opened.store.subscribers.sweepMaintenance(clock.now().toISOString())).toBe(0);
   });
 });
