@@ -34,6 +34,9 @@ export interface NoticeSenderDeps {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const STOP_WAIT_MS = 3000;
+/** Finished deliveries and the notices done with are kept this long (the owner reads why one failed), pruned hourly. */
+export const KEEP_LOG_MS = 30 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
 /** How often a sender looks for maintenance that began or ended (SubscriberQueries.sweepMaintenance). */
 export const MAINTENANCE_SWEEP_EVERY_MS = 15_000;
 
@@ -67,6 +70,7 @@ export class NoticeSender {
   #running: Promise<void> | undefined;
   readonly #notices = new Map<number, NoticeContent | undefined>();
   #sweptAt = Number.NEGATIVE_INFINITY;
+  #prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: NoticeSenderDeps) {}
 
@@ -105,6 +109,10 @@ export class NoticeSender {
     const { store, clock } = this.deps;
     let worked = 0;
     const now = clock.now().getTime();
+    if (now - this.#prunedAt >= PRUNE_EVERY_MS || now < this.#prunedAt) {
+      this.#prunedAt = now;
+      await store.subscribers.prune(iso(now - KEEP_LOG_MS));
+    }
     if (now - this.#sweptAt >= MAINTENANCE_SWEEP_EVERY_MS || now < this.#sweptAt) {
       this.#sweptAt = now;
       worked += await store.subscribers.sweepMaintenance(iso(now));

@@ -708,6 +708,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .on("subscriber_deliveries")
           .columns(["subscriber_id", "key"])
           .execute();
+        // Pruning keeps a notice until the last of its deliveries is gone.
+        await db.schema
+          .createIndex("subscriber_deliveries_notice")
+          .on("subscriber_deliveries")
+          .column("notice_id")
+          .execute();
         await db.schema
           .createIndex("subscriber_deliveries_due")
           .on("subscriber_deliveries")

@@ -633,6 +633,25 @@ export class SubscriberQueries extends Queries {
     });
   }
 
+  /**
+   * Deletes what is done with before `before`: finished deliveries (delivered or given up), then the notices fanned
+   * out whose deliveries are all gone. A subscriber's failures and suspension are on the subscriber, not here.
+   */
+  async prune(before: string): Promise<void> {
+    await this.db
+      .deleteFrom("subscriber_deliveries")
+      .where("state", "in", ["delivered", "failed"])
+      .where("finished_at", "<", before)
+      .execute();
+    await this.db
+      .deleteFrom("subscriber_notices as n")
+      .where("n.fanned_out_at", "<", before)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom("subscriber_deliveries as d").select("d.id").whereRef("d.notice_id", "=", "n.id"))),
+      )
+      .execute();
+  }
+
   /** Whether a notice waits to be fanned out. */
   async anyToFanOut(): Promise<boolean> {
     const row = await this.db

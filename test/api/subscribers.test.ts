@@ -735,4 +735,32 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
     expect(mails).toEqual([]);
     expect(await opened.store.subscribers.sweepMaintenance(clock.now().toISOString())).toBe(0);
   });
+  test("finished deliveries and the notices done with are pruned after 30 days; waiting ones and subscribers stay", async () => {
+    await subscribe("kept@example.com");
+    await openIncident({ title: "Checkout is slow" });
+    await drain();
+    const { db } = opened.store;
+    const count = async (table: "subscriber_deliveries" | "subscriber_notices" | "subscribers") =>
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number | string>().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    expect(await count("subscriber_deliveries")).toBe(2);
+    expect(await count("subscriber_notices")).toBe(1);
+    // 29 days on: kept. A new incident's notice is still on its way when the pruning runs.
+    await later(29 * 86_400_000);
+    expect(await count("subscriber_deliveries")).toBe(2);
+    await later(2 * 86_400_000);
+    refuseData = true;
+    await openIncident({ title: "Search is down" });
+    await sender.tick();
+    await sender.tick();
+    expect(await count("subscriber_notices")).toBe(1);
+    expect(await count("subscriber_deliveries")).toBe(1);
+    expect(await count("subscribers")).toBe(1);
+  });
 });
