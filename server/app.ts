@@ -146,6 +146,7 @@ export function createApp({
     limiter,
     passwordChecks: deps.passwordChecks,
     token: (nonce) => secrets.token(nonce),
+    seal: (plain) => secrets.seal(plain),
   });
   const routes: Route[] = [
     ...sessionRoutes({ store, clock, config, limiter, mailer, secrets, logger }),

@@ -177,6 +177,47 @@ const servicesList = (title: string, lines: string[]) =>
     ? `<p style="margin:16px 0 4px;font-weight:600;">${e(title)}</p><ul style="margin:0 0 16px;padding-left:20px;">${lines.map((a) => `<li>${e(a)}</li>`).join("")}</ul>`
     : "";
 
+/** A notice in words: its headline ("Checkout is slow: partial outage — investigating") and its lines of text. */
+export function noticeWords(content: NoticeContent): { headline: string; when: string; lines: string[] } {
+  if (content.kind === "incident") {
+    const { incident, update } = content;
+    const worst = worstStatus(content);
+    const state =
+      content.event === "resolved" ? "resolved" : `${worst ? `${word(worst)} — ` : ""}${word(update.status)}`;
+    const affected = content.affected.map((a) => `${a.label}: ${word(a.status)}`);
+    return {
+      headline: `${incident.title}: ${state}`,
+      when: `${capital(word(update.status))} — ${mailTime(update.at)}`,
+      lines: [
+        update.message,
+        ...(affected.length > 0 ? ["", "Affected services:", ...affected.map((a) => `- ${a}`)] : []),
+      ],
+    };
+  }
+  const { window } = content;
+  const state = {
+    maintenance_scheduled: `maintenance scheduled for ${mailTime(content.startsAt)}`,
+    maintenance_started: "maintenance in progress",
+    maintenance_ended: "maintenance completed",
+  }[content.event];
+  const services = content.affected.map((a) => a.label);
+  return {
+    headline: `${window.title}: ${state}`,
+    when: {
+      maintenance_scheduled: `Scheduled for ${mailSpan(content.startsAt, content.endsAt)}`,
+      maintenance_started: `In progress until ${mailTime(content.endsAt)}`,
+      maintenance_ended: `Completed at ${mailTime(content.endsAt)}`,
+    }[content.event],
+    lines: [
+      ...(window.description.trim() ? [window.description] : []),
+      ...(content.event === "maintenance_scheduled" && window.recurring ? ["", REPEATS] : []),
+      ...(services.length > 0 ? ["", "Services under maintenance:", ...services.map((a) => `- ${a}`)] : []),
+    ],
+  };
+}
+
+const REPEATS = "This maintenance repeats; this is its next time. The status page shows the times after it.";
+
 /** A notice: an incident's or a maintenance occurrence's. */
 export function noticeEmail(content: NoticeContent, links: SubscriberLinks, ids: Ids): NoticeEmail {
   return content.kind === "incident" ? incidentEmail(content, links, ids) : maintenanceEmail(content, links, ids);
@@ -189,18 +230,15 @@ export function noticeEmail(content: NoticeContent, links: SubscriberLinks, ids:
  */
 function incidentEmail(content: IncidentNoticeContent, links: SubscriberLinks, ids: Ids): NoticeEmail {
   const { page, incident, update } = content;
-  const worst = worstStatus(content);
-  const state = content.event === "resolved" ? "resolved" : `${worst ? `${word(worst)} — ` : ""}${word(update.status)}`;
-  const subject = oneLine(`[${page.name}] ${incident.title}: ${state}`);
+  const words = noticeWords(content);
+  const subject = oneLine(`[${page.name}] ${words.headline}`);
   const affected = content.affected.map((a) => `${a.label}: ${word(a.status)}`);
-  const when = mailTime(update.at);
   const footer = footers(page.name, links);
   const text = [
     incident.title,
-    `${capital(word(update.status))} — ${when}`,
+    words.when,
     "",
-    update.message,
-    ...(affected.length > 0 ? ["", "Affected services:", ...affected.map((a) => `- ${a}`)] : []),
+    ...words.lines,
     "",
     `Status page: ${links.pageUrl}`,
     "",
@@ -212,7 +250,7 @@ function incidentEmail(content: IncidentNoticeContent, links: SubscriberLinks, i
     body: [
       `<p style="margin:0 0 4px;font-size:14px;color:#57606a;">${e(page.name)}</p>`,
       `<h1 style="font-size:20px;margin:0 0 8px;">${e(incident.title)}</h1>`,
-      `<p style="margin:0 0 16px;font-weight:600;">${e(capital(word(update.status)))} <span style="font-weight:400;color:#57606a;">· ${e(when)}</span></p>`,
+      `<p style="margin:0 0 16px;font-weight:600;">${e(capital(word(update.status)))} <span style="font-weight:400;color:#57606a;">· ${e(mailTime(update.at))}</span></p>`,
       ...paragraphs(update.message),
       servicesList("Affected services", affected),
     ],
@@ -230,44 +268,27 @@ const capital = (text: string) => `${text[0]?.toUpperCase() ?? ""}${text.slice(1
  */
 function maintenanceEmail(content: MaintenanceNoticeContent, links: SubscriberLinks, ids: Ids): NoticeEmail {
   const { page, window } = content;
-  const state = {
-    maintenance_scheduled: `maintenance scheduled for ${mailTime(content.startsAt)}`,
-    maintenance_started: "maintenance in progress",
-    maintenance_ended: "maintenance completed",
-  }[content.event];
-  const subject = oneLine(`[${page.name}] ${window.title}: ${state}`);
-  const line = {
-    maintenance_scheduled: `Scheduled for ${mailSpan(content.startsAt, content.endsAt)}`,
-    maintenance_started: `In progress until ${mailTime(content.endsAt)}`,
-    maintenance_ended: `Completed at ${mailTime(content.endsAt)}`,
-  }[content.event];
-  const repeats =
-    content.event === "maintenance_scheduled" && window.recurring
-      ? ["This maintenance repeats; this is its next time. The status page shows the times after it."]
-      : [];
-  const services = content.affected.map((a) => a.label);
+  const words = noticeWords(content);
+  const subject = oneLine(`[${page.name}] ${words.headline}`);
   const footer = footers(page.name, links);
-  const text = [
-    window.title,
-    line,
-    ...(window.description.trim() ? ["", window.description] : []),
-    ...(repeats.length > 0 ? ["", ...repeats] : []),
-    ...(services.length > 0 ? ["", "Services under maintenance:", ...services.map((a) => `- ${a}`)] : []),
-    "",
-    `Status page: ${links.pageUrl}`,
-    "",
-    ...footer.text,
-  ].join("\n");
+  const text = [window.title, words.when, "", ...words.lines, "", `Status page: ${links.pageUrl}`, "", ...footer.text]
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n");
   const html = layout({
     title: subject,
     accent: accentOf(page.accentColor),
     body: [
       `<p style="margin:0 0 4px;font-size:14px;color:#57606a;">${e(page.name)}</p>`,
       `<h1 style="font-size:20px;margin:0 0 8px;">${e(window.title)}</h1>`,
-      `<p style="margin:0 0 16px;font-weight:600;">${e(line)}</p>`,
+      `<p style="margin:0 0 16px;font-weight:600;">${e(words.when)}</p>`,
       ...paragraphs(window.description),
-      ...repeats.map((r) => `<p style="margin:0 0 16px;color:#57606a;">${e(r)}</p>`),
-      servicesList("Services under maintenance", services),
+      ...(content.event === "maintenance_scheduled" && window.recurring
+        ? [`<p style="margin:0 0 16px;color:#57606a;">${e(REPEATS)}</p>`]
+        : []),
+      servicesList(
+        "Services under maintenance",
+        content.affected.map((a) => a.label),
+      ),
     ],
     action: { label: "View the status page", url: links.pageUrl },
     footer: footer.html,

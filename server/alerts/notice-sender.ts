@@ -8,14 +8,15 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../clock.ts";
-import { FAILURES_TO_SUSPEND } from "../contract/subscribers.ts";
+import { FAILURES_TO_SUSPEND, isHookKind } from "../contract/subscribers.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { DeliveryClaim, NoticeContent } from "../store/subscribers.ts";
 import { DELIVERY_WINDOW_MS, retryDelayMs } from "./backoff.ts";
-import type { AlertMailer } from "./deliver.ts";
-import { MAIL_TIMEOUT_MS } from "./deliver.ts";
+import type { AlertMailer, DeliveryDeps } from "./deliver.ts";
+import { deliver, MAIL_TIMEOUT_MS } from "./deliver.ts";
 import { confirmationEmail, type NoticeEmail, noticeEmail } from "./notice-emails.ts";
+import { type HookSettings, hookRequest } from "./notice-hooks.ts";
 
 export interface NoticeSenderDeps {
   store: Store;
@@ -26,6 +27,10 @@ export interface NoticeSenderDeps {
   token: (nonce: string) => string;
   /** PORCHLIGHT_PUBLIC_URL: the links' origin. */
   publicUrl: string;
+  /** Opens a URL subscriber's sealed settings (accounts/sealed.ts's SecretBox.open). */
+  unseal: (sealed: string) => string;
+  /** How URL subscribers are posted to (deliver.ts): private receivers only where the operator allows them. */
+  delivery: Omit<DeliveryDeps, "mailer">;
   /** Messages under way at once (default 8). */
   concurrency?: number;
   leaseMs?: number;
@@ -39,6 +44,13 @@ export const KEEP_LOG_MS = 30 * 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 /** How often a sender looks for maintenance that began or ended (SubscriberQueries.sweepMaintenance). */
 export const MAINTENANCE_SWEEP_EVERY_MS = 15_000;
+
+/** What came of sending one message: sent at all (false: what it told of is gone), and the refusal if any. */
+interface Outcome {
+  sent: boolean;
+  error: string | null;
+  bounced: boolean;
+}
 
 /** The links of a subscriber's messages. */
 export function subscriberUrls(publicUrl: string, token: string) {
@@ -189,30 +201,76 @@ export class NoticeSender {
     );
   }
 
-  async #deliver(claim: DeliveryClaim): Promise<void> {
-    const { store, clock, mailer, logger } = this.deps;
+  /** Mails a claim's message; what came of it. */
+  async #mail(claim: DeliveryClaim): Promise<Outcome> {
     const message = await this.#message(claim);
-    let error: string | null = null;
-    let bounced = false;
-    if (message) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      try {
-        await Promise.race([
-          mailer.send({ to: claim.address, ...message }),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(
-              () => reject(new Error(`the mail server did not accept it within ${MAIL_TIMEOUT_MS / 1000} s`)),
-              MAIL_TIMEOUT_MS,
-            );
-          }),
-        ]);
-      } catch (cause) {
-        error = reasonOf(cause);
-        bounced = hardBounce(cause);
-      } finally {
-        clearTimeout(timer);
-      }
+    if (!message) return { sent: false, error: null, bounced: false };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        this.deps.mailer.send({ to: claim.address, ...message }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`the mail server did not accept it within ${MAIL_TIMEOUT_MS / 1000} s`)),
+            MAIL_TIMEOUT_MS,
+          );
+        }),
+      ]);
+      return { sent: true, error: null, bounced: false };
+    } catch (cause) {
+      return { sent: true, error: reasonOf(cause), bounced: hardBounce(cause) };
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /**
+   * Posts a claim's message to a URL subscriber: the test that confirms it, or a notice. A receiver that answers
+   * 404 or 410 is gone (a deleted Slack, Discord or Teams webhook): that ends the subscription at once, as a hard
+   * bounce does; any other refusal is retried.
+   */
+  async #post(claim: DeliveryClaim): Promise<Outcome> {
+    const { publicUrl, token, store, unseal, delivery, clock, mailer } = this.deps;
+    if (!isHookKind(claim.kind) || claim.secret === null) return { sent: false, error: null, bounced: false };
+    const settings = JSON.parse(unseal(claim.secret)) as HookSettings;
+    const links = subscriberUrls(publicUrl, token(claim.manageNonce));
+    let request: ReturnType<typeof hookRequest>;
+    if (claim.confirmNonce !== null) {
+      const page = await store.subscribers.pageById(claim.pageId);
+      if (!page) return { sent: false, error: null, bounced: false };
+      request = hookRequest(
+        claim.kind,
+        { kind: "test", eventId: `test-${claim.id}`, page: { id: claim.pageId, ...page } },
+        settings,
+        { pageUrl: pageUrl(publicUrl, page), manageUrl: links.manageUrl, unsubscribeUrl: links.unsubscribeUrl },
+        `subscriber-delivery-${claim.id}`,
+        clock.now().getTime(),
+      );
+    } else {
+      const content = await this.#content(claim.noticeId);
+      if (!content) return { sent: false, error: null, bounced: false };
+      request = hookRequest(
+        claim.kind,
+        { kind: "notice", eventId: `notice-${claim.noticeId}`, content },
+        settings,
+        { pageUrl: pageUrl(publicUrl, content.page), manageUrl: links.manageUrl, unsubscribeUrl: links.unsubscribeUrl },
+        `subscriber-delivery-${claim.id}`,
+        clock.now().getTime(),
+      );
+    }
+    const result = await deliver(request, { ...delivery, mailer });
+    if (result.ok) return { sent: true, error: null, bounced: false };
+    return {
+      sent: true,
+      error: result.error ?? "the receiver did not accept it",
+      bounced: result.statusCode === 404 || result.statusCode === 410,
+    };
+  }
+
+  async #deliver(claim: DeliveryClaim): Promise<void> {
+    const { store, clock, logger } = this.deps;
+    const hook = isHookKind(claim.kind);
+    const { sent, error, bounced } = hook ? await this.#post(claim) : await this.#mail(claim);
     const at = clock.now().getTime();
     const attempts = claim.attempts + 1;
     const expired = at - Date.parse(claim.createdAt) >= DELIVERY_WINDOW_MS;
@@ -226,9 +284,11 @@ export class NoticeSender {
       attempts,
       nextAttemptAt: state === "pending" ? iso(at + retryDelayMs(attempts, this.#random())) : null,
       at: iso(at),
-      error: message ? error : "what it told of was deleted",
+      error: sent ? error : "what it told of was deleted",
       suspendAfter: FAILURES_TO_SUSPEND,
       suspendNow: bounced,
+      // A URL subscription holds once its test message is accepted.
+      confirms: hook && sent && claim.confirmNonce !== null,
     });
     if (!recorded) logger.warn({ deliveryId: claim.id }, "a subscriber message's claim expired before it was recorded");
   }

@@ -1,21 +1,26 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Context } from "hono";
 import { z } from "zod";
 import { hashToken } from "../accounts/secrets.ts";
+import { maskUrl } from "../alerts/outbound.ts";
 import type { Clock } from "../clock.ts";
 import { Envelope, envelope } from "../contract/common.ts";
 import { Slug } from "../contract/status-page.ts";
 import {
   CONFIRM_HOURS,
   CONFIRMATIONS_PER_SIGN_UP,
+  type HookKind,
+  isHookKind,
   normalisedAddress,
   RESEND_AFTER_MINUTES,
   SUBSCRIBER_IMPORT_ROWS,
   SubscribeAccepted,
   type SubscribeRequest as SubscribeBody,
   SubscribeRequest,
+  SubscriberEmail,
   SubscriberImport,
   SubscriberImportResult,
+  SubscriberKind,
   SubscriberList,
   SubscriberQuery,
 } from "../contract/subscribers.ts";
@@ -59,7 +64,21 @@ function firstCsvField(line: string): string {
 }
 
 /** An address as an import takes it (the sign-up's rule). */
-const Email = SubscribeRequest.shape.email;
+const Email = SubscriberEmail;
+
+/**
+ * How a URL subscription is listed and told apart: the URL masked (its path often is the credential), with the start
+ * of the whole URL's SHA-256, so that one URL is one subscription per page and two on one host are two.
+ */
+const hookAddress = (url: string) => `${maskUrl(url)} #${createHash("sha256").update(url).digest("hex").slice(0, 16)}`;
+
+/** A URL kind as the form names it. */
+const HOOK_NAMES: Record<HookKind, string> = {
+  webhook: "webhook",
+  slack: "Slack",
+  discord: "Discord",
+  teams: "Microsoft Teams",
+};
 
 /** A fresh nonce for a link's token, and the token's hash as stored. */
 function link(token: (nonce: string) => string) {
@@ -71,7 +90,9 @@ function link(token: (nonce: string) => string) {
  * Visitors' sign-ups to a page (the API's route, and the form the element's Subscribe link opens), and the owner's
  * view of its subscribers.
  */
-export function subscriptions(deps: SubscriberDeps & { token: (nonce: string) => string }) {
+export function subscriptions(
+  deps: SubscriberDeps & { token: (nonce: string) => string; seal: (plain: string) => string },
+) {
   const { store, clock, limiter, config, token } = deps;
   const check = pageAccess(deps);
   const perClient: LimitRule = { name: "subscribe", points: deps.limits?.perClientHour ?? 10, windowSeconds: 3600 };
@@ -99,9 +120,14 @@ export function subscriptions(deps: SubscriberDeps & { token: (nonce: string) =>
     if (!page.settings.enabled || !page.settings.kinds.includes(body.type)) {
       throw forbidden("This status page does not take subscriptions.");
     }
-    const address = normalisedAddress(body.email);
-    if (page.visibility === "private" && !(await memberAddresses(c, page.workspaceId)).has(address)) {
-      throw invalidField("email", "On a private page, subscribe with the address of one of its members.");
+    const url = isHookKind(body.type) ? (body.url ?? "") : null;
+    const address = url === null ? normalisedAddress(body.email ?? "") : hookAddress(url);
+    if (page.visibility === "private") {
+      // Notices of a private page go to its members' mailboxes only: a URL is no one's.
+      if (url !== null) throw forbidden("A private page's members subscribe by e-mail.");
+      if (!(await memberAddresses(c, page.workspaceId)).has(address)) {
+        throw invalidField("email", "On a private page, subscribe with the address of one of its members.");
+      }
     }
     const visible = new Set((await store.subscribers.visibleItems(page.id)).map((i) => i.id));
     const stranger = body.items?.find((id) => !visible.has(id));
@@ -109,6 +135,11 @@ export function subscriptions(deps: SubscriberDeps & { token: (nonce: string) =>
     await enforceLimit(c, limiter, perClient, clientKey(clientAddress(c, config.trustedProxies)));
     await enforceLimit(c, limiter, perAddress, hashToken(address));
     const now = clock.now();
+    // A webhook's signing secret is made once, with the subscription, and told in its test delivery.
+    const secret =
+      url === null
+        ? null
+        : deps.seal(JSON.stringify({ url, signingSecret: `whsec_${randomBytes(24).toString("base64url")}` }));
     await store.subscribers.signUp({
       pageId: page.id,
       kind: body.type,
@@ -116,6 +147,7 @@ export function subscriptions(deps: SubscriberDeps & { token: (nonce: string) =>
       items: [...new Set(body.items ?? [])].sort((a, b) => a - b),
       // The hash the password was checked against (the view's), not a newer one read since.
       accessKey: view.visibility === "password-protected" ? view.passwordHash : null,
+      secret,
       id: `sub_${randomBytes(12).toString("hex")}`,
       confirm: { ...link(token), expiresAt: new Date(now.getTime() + CONFIRM_HOURS * 3_600_000).toISOString() },
       manage: link(token),
@@ -130,8 +162,9 @@ export function subscriptions(deps: SubscriberDeps & { token: (nonce: string) =>
       method: "post",
       path: "/public/v1/status-page/{slug}/subscribers",
       operationId: "subscribeToStatusPage",
-      summary: "Subscribe to a page's incidents by e-mail (double opt-in)",
-      description: `Sends a confirmation e-mail; nothing else reaches the address until its link is followed (within ${CONFIRM_HOURS} hours). The answer is the same whether the address is new, waiting or already subscribed. Asking again for an address still waiting sends a new link after ${RESEND_AFTER_MINUTES} minutes, at most ${CONFIRMATIONS_PER_SIGN_UP} in all. items names the page's services of interest (absent: all). The page's owner must allow subscriptions (403 otherwise). A password page takes X-Status-Page-Password as its reads do; a private page a member's token or session, and an address of one of its members. Limited per client (an hour) and per address (a day): 429 with Retry-After.`,
+      summary:
+        "Subscribe to a page's incidents and maintenance: by e-mail (double opt-in), webhook, Slack, Discord or Teams",
+      description: `type email (the default) sends a confirmation e-mail; nothing else reaches the address until its link is followed (within ${CONFIRM_HOURS} hours). type webhook, slack, discord or teams posts a test message to url (it carries the manage and unsubscribe links and, for a webhook, the signing secret of every later delivery); the subscription holds once the receiver accepts it with a 2xx, and a receiver that answers 404 or 410 ends it. The page's settings name the types it takes. The answer is the same whether the address is new, waiting or already subscribed. Asking again for an address still waiting sends a new link after ${RESEND_AFTER_MINUTES} minutes, at most ${CONFIRMATIONS_PER_SIGN_UP} in all. items names the page's services of interest (absent: all). The page's owner must allow subscriptions (403 otherwise). A password page takes X-Status-Page-Password as its reads do; a private page a member's token or session, and an address of one of its members. Limited per client (an hour) and per address (a day): 429 with Retry-After.`,
       tag: "Subscribers",
       access: "none",
       rateLimit: "client",
@@ -145,6 +178,12 @@ export function subscriptions(deps: SubscriberDeps & { token: (nonce: string) =>
       errors: [400, 401, 403, 404, 413, 415, 429],
       async handler({ params, body, c }) {
         await signUp(c, params.slug, body);
+        if (isHookKind(body.type)) {
+          return envelope(202, "A test message is on its way to the URL; the subscription holds once it is accepted", {
+            status: "test_delivery_sent" as const,
+            confirmWithinHours: CONFIRM_HOURS,
+          });
+        }
         return envelope(202, "Check your inbox to confirm the subscription", {
           status: "confirmation_sent" as const,
           confirmWithinHours: CONFIRM_HOURS,
@@ -284,7 +323,9 @@ export function subscriptions(deps: SubscriberDeps & { token: (nonce: string) =>
   const mountForm = (app: App) => {
     const render = (c: Context, status: number, title: string, body: string, accent?: string) =>
       c.body(plainPage(title, body, accent), status as 200, LINK_PAGE_HEADERS);
-    const form = async (c: Context, slug: string, error: string | null, given: { email: string; items: number[] }) => {
+    /** What a visitor typed, shown again with the problem: which form it was (email, or a URL kind). */
+    type Given = { type: SubscriberKind; email: string; url: string; items: number[] };
+    const form = async (c: Context, slug: string, error: string | null, given: Given) => {
       const view = await deps.views.get(slug);
       const page = view && (await store.subscribers.page(slug));
       if (!view || !page || page.visibility === "private" || !page.settings.enabled) {
@@ -292,27 +333,54 @@ export function subscriptions(deps: SubscriberDeps & { token: (nonce: string) =>
       }
       const password = page.visibility !== "public";
       const items = password ? [] : await store.subscribers.visibleItems(page.id);
+      const hookKinds = page.settings.kinds.filter(isHookKind);
       const chosen = new Set(given.items);
-      const boxes = items
-        .map(
-          (item) =>
-            `<label><input type="checkbox" name="items" value="${item.id}"${chosen.has(item.id) ? " checked" : ""}> ${e(item.label)}</label>`,
-        )
-        .join("");
+      /** One form's fields after its address: the password or the services, then the button. */
+      const rest = (id: string, label: string) => {
+        const boxes = items
+          .map(
+            (item) =>
+              `<label><input type="checkbox" name="items" value="${item.id}"${chosen.has(item.id) ? " checked" : ""}> ${e(item.label)}</label>`,
+          )
+          .join("");
+        return `${password ? `<label for="${id}-password">Page password</label><input id="${id}-password" name="password" type="password" autocomplete="current-password" required>` : ""}
+${boxes ? `<fieldset><legend>Services (none ticked: all of them)</legend>${boxes}</fieldset>` : ""}
+<button>${label}</button>`;
+      };
+      const problem = (kind: "email" | "hook") =>
+        error && (kind === "email") === (given.type === "email")
+          ? {
+              note: `<p class="error" role="alert" id="${kind}-problem">${e(error)}</p>`,
+              attrs: ` aria-describedby="${kind}-problem" aria-invalid="true"`,
+            }
+          : { note: "", attrs: "" };
+      const mail = page.settings.kinds.includes("email") ? problem("email") : null;
+      const hook = hookKinds.length > 0 ? problem("hook") : null;
+      const emailForm = mail
+        ? `<h2>By e-mail</h2>${mail.note}<form method="post" action="/subscriptions/new">
+<input type="hidden" name="page" value="${e(page.slug)}">
+<label for="email">E-mail address</label>
+<input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${e(given.email)}"${mail.attrs}>
+${rest("email", "Subscribe")}</form>`
+        : "";
+      const hookForm = hook
+        ? `<h2>In a chat, or by webhook</h2><p>We post a test message first; the subscription starts once it arrives. It carries the links to choose services and to unsubscribe${hookKinds.includes("webhook") ? ", and a webhook's signing secret" : ""}.</p>${hook.note}<form method="post" action="/subscriptions/new">
+<input type="hidden" name="page" value="${e(page.slug)}">
+<label for="type">Post to</label>
+<select id="type" name="type">${hookKinds.map((k) => `<option value="${k}"${given.type === k ? " selected" : ""}>${HOOK_NAMES[k]}</option>`).join("")}</select>
+<label for="url">Incoming-webhook URL</label>
+<input id="url" name="url" type="url" required maxlength="2048" placeholder="https://" value="${e(given.url)}"${hook.attrs}>
+${rest("hook", "Subscribe this URL")}</form>`
+        : "";
       const accent = (JSON.parse(new TextDecoder().decode(view.page.bytes)) as { theme?: { accentColor?: string } })
         .theme?.accentColor;
       return render(
         c,
         error ? 400 : 200,
         `Subscribe to ${page.name}`,
-        `<p>Get an e-mail when ${e(page.name)} publishes, updates or resolves an incident. We send a link to confirm first; every message has a one-click unsubscribe.</p>
-${error ? `<p class="error" role="alert" id="problem">${e(error)}</p>` : ""}<form method="post" action="/subscriptions/new">
-<input type="hidden" name="page" value="${e(page.slug)}">
-<label for="email">E-mail address</label>
-<input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${e(given.email)}"${error ? ' aria-describedby="problem" aria-invalid="true"' : ""}>
-${password ? '<label for="password">Page password</label><input id="password" name="password" type="password" autocomplete="current-password" required>' : ""}
-${boxes ? `<fieldset><legend>Services (none ticked: all of them)</legend>${boxes}</fieldset>` : ""}
-<button>Subscribe</button></form>
+        `<p>Be told when ${e(page.name)} publishes, updates or resolves an incident, and of its maintenance. Every message has a one-click unsubscribe.</p>
+${emailForm}
+${hookForm}
 <p><a href="/${e(page.slug)}">Back to the status page</a></p>`,
         accent,
       );
@@ -321,7 +389,7 @@ ${boxes ? `<fieldset><legend>Services (none ticked: all of them)</legend>${boxes
       const slug = c.req.query("page") ?? "";
       if (!Slug.safeParse(slug).success)
         return render(c, 404, "Nothing to subscribe to", "<p>No such status page.</p>");
-      return form(c, slug, null, { email: "", items: [] });
+      return form(c, slug, null, { type: "email", email: "", url: "", items: [] });
     });
     app.post("/subscriptions/new", async (c) => {
       let fields: Record<string, string | File | (string | File)[]> = {};
@@ -348,9 +416,17 @@ ${boxes ? `<fieldset><legend>Services (none ticked: all of them)</legend>${boxes
         .map(Number)
         .filter((n) => visible.has(n))
         .slice(0, 200);
-      const given = { email: one("email").slice(0, 254), items };
-      const parsed = SubscribeRequest.safeParse({ email: given.email.trim(), items });
-      if (!parsed.success) return form(c, slug, "Enter an e-mail address such as name@example.com.", given);
+      const type = SubscriberKind.catch("email").parse(one("type") || "email");
+      const given: Given = { type, email: one("email").slice(0, 254), url: one("url").slice(0, 2048), items };
+      const parsed = SubscribeRequest.safeParse(
+        isHookKind(type) ? { type, url: given.url.trim(), items } : { email: given.email.trim(), items },
+      );
+      if (!parsed.success) {
+        const wanted = isHookKind(type)
+          ? `Enter the ${HOOK_NAMES[type]} URL, starting with https://.`
+          : "Enter an e-mail address such as name@example.com.";
+        return form(c, slug, wanted, given);
+      }
       try {
         await signUp(c, slug, parsed.data, one("password") || undefined);
       } catch (error) {
@@ -363,11 +439,19 @@ ${boxes ? `<fieldset><legend>Services (none ticked: all of them)</legend>${boxes
         if (error.status === 400) return form(c, slug, error.details?.[0]?.message ?? error.message, given);
         return form(c, slug, error.message, given);
       }
+      if (isHookKind(type)) {
+        return render(
+          c,
+          200,
+          "Watch for the test message",
+          `<p>We are posting a test message to the ${e(HOOK_NAMES[type])} URL you gave. The subscription starts once it is accepted; the message carries the links to choose services and to unsubscribe.</p>`,
+        );
+      }
       return render(
         c,
         200,
         "Check your inbox",
-        `<p>We sent a link to <b>${e(parsed.data.email)}</b>. Follow it within ${CONFIRM_HOURS} hours to confirm the subscription; until then nothing else is sent.</p>`,
+        `<p>We sent a link to <b>${e(parsed.data.email ?? "")}</b>. Follow it within ${CONFIRM_HOURS} hours to confirm the subscription; until then nothing else is sent.</p>`,
       );
     });
   };

@@ -62,7 +62,9 @@ export function createNoticeSender(store: Store, config: Config, logger: Logger,
     logger,
     mailer,
     token: (nonce) => secrets.token(nonce),
+    unseal: (sealed) => secrets.open(sealed),
     publicUrl: config.publicUrl,
+    delivery: { allowPrivate: config.allowPrivateTargets, timeoutMs: config.alertLeaseMs / 2 },
     leaseMs: config.alertLeaseMs,
   });
 }

@@ -3,10 +3,16 @@ import { Timestamp } from "./common.ts";
 
 // A status page's subscribers: visitors told by e-mail when an incident is published, updated or resolved.
 
-/** How a subscriber is told. E-mail for now; webhooks and chat follow (issue 30). */
-export const SUBSCRIBER_KINDS = ["email"] as const;
+/**
+ * How a subscriber is told: by e-mail (double opt-in), or by a POST to a URL (a signed webhook, or a Slack, Discord
+ * or Microsoft Teams incoming webhook), confirmed by a test delivery the receiver accepts.
+ */
+export const SUBSCRIBER_KINDS = ["email", "webhook", "slack", "discord", "teams"] as const;
 export const SubscriberKind = z.enum(SUBSCRIBER_KINDS);
 export type SubscriberKind = z.infer<typeof SubscriberKind>;
+/** The kinds told by a POST to a URL. */
+export type HookKind = Exclude<SubscriberKind, "email">;
+export const isHookKind = (kind: SubscriberKind): kind is HookKind => kind !== "email";
 
 /** How long a confirmation link works. */
 export const CONFIRM_HOURS = 24;
@@ -40,19 +46,49 @@ const ChosenItems = z
   .max(200)
   .meta({ description: "The page's item ids the subscriber wants to hear about; absent or empty: all of them" });
 
+export const SubscriberEmail = z.email({ pattern: z.regexes.html5Email }).max(254).meta({ example: "ada@example.com" });
+
 /** POST /public/v1/status-page/{slug}/subscribers. */
 export const SubscribeRequest = z
   .strictObject({
-    type: SubscriberKind.default("email"),
-    email: z.email({ pattern: z.regexes.html5Email }).max(254).meta({ example: "ada@example.com" }),
+    type: SubscriberKind.default("email").meta({
+      description:
+        "email (the default): a confirmation e-mail is sent; webhook, slack, discord, teams: a test delivery is posted to url, and the subscription holds once the receiver accepts it (2xx)",
+    }),
+    email: SubscriberEmail.optional().meta({ description: "The address, for type email" }),
+    url: z
+      .url({ protocol: /^https?$/, error: "Enter a URL starting with http:// or https://." })
+      .max(2048)
+      .optional()
+      .meta({
+        description:
+          "Where notices are posted, for the other types: a webhook receiver, or a Slack, Discord or Teams incoming-webhook address. Stored sealed; answers show it masked",
+        example: "https://hooks.slack.com/services/T000/B000/XXXX",
+      }),
     items: ChosenItems.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.type === "email") {
+      if (body.email === undefined)
+        ctx.addIssue({ code: "custom", path: ["email"], message: "Enter an e-mail address." });
+      if (body.url !== undefined)
+        ctx.addIssue({ code: "custom", path: ["url"], message: "An e-mail subscription takes no url." });
+    } else {
+      if (body.url === undefined)
+        ctx.addIssue({ code: "custom", path: ["url"], message: `Enter the ${body.type} URL.` });
+      if (body.email !== undefined)
+        ctx.addIssue({ code: "custom", path: ["email"], message: `A ${body.type} subscription takes no email.` });
+    }
   })
   .meta({ id: "SubscribeRequest" });
 export type SubscribeRequest = z.infer<typeof SubscribeRequest>;
 
 /** Its answer, the same whether the address was new, waiting or already subscribed (nothing is revealed). */
 export const SubscribeAccepted = z.object({
-  status: z.literal("confirmation_sent"),
+  status: z.enum(["confirmation_sent", "test_delivery_sent"]).meta({
+    description:
+      "confirmation_sent: an e-mail with a link to follow; test_delivery_sent: a test message posted to the URL (it carries the links and, for a webhook, the signing secret)",
+  }),
   confirmWithinHours: z.int(),
 });
 

@@ -626,6 +626,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn("items", "text", (c) => c.notNull().defaultTo("[]"))
           .addColumn("state", "text", (c) => c.notNull())
           .addColumn("access_key", "text")
+          // A URL kind's delivery settings, sealed: {url, signingSecret}; address holds the URL masked.
+          .addColumn("secret", "text")
           .addColumn("confirm_nonce", "text")
           .addColumn("confirm_hash", "text")
           .addColumn("confirm_expires_at", "text")

@@ -160,13 +160,15 @@ export interface Database {
     id: string;
     page_id: number;
     kind: string;
-    /** The normalised e-mail address. */
+    /** The normalised e-mail address; a URL kind's URL masked, with a hash of the whole (unique per page). */
     address: string;
     /** JSON array of the chosen item ids; [] is all. */
     items: Generated<string>;
     state: string;
     /** The page's password hash when they signed up (null: none); a different one now stops their notices. */
     access_key: string | null;
+    /** A URL kind's {url, signingSecret}, sealed (accounts/sealed.ts). */
+    secret: string | null;
     confirm_nonce: string | null;
     confirm_hash: string | null;
     confirm_expires_at: string | null;

@@ -29,6 +29,8 @@ export interface SignUp {
   items: number[];
   /** The page's password hash the visitor got past (null: none). */
   accessKey: string | null;
+  /** A URL kind's sealed settings (kept from the first sign-up of the address). */
+  secret: string | null;
   id: string;
   confirm: { nonce: string; hash: string; expiresAt: string };
   manage: { nonce: string; hash: string };
@@ -69,6 +71,8 @@ export interface DeliveryClaim {
   manageNonce: string;
   /** A confirmation's nonce; null for a notice. */
   confirmNonce: string | null;
+  /** A URL kind's sealed settings. */
+  secret: string | null;
   noticeId: number;
   pageId: number;
 }
@@ -202,6 +206,7 @@ export class SubscriberQueries extends Queries {
           items: JSON.stringify(s.items),
           state: "pending",
           access_key: s.accessKey,
+          secret: s.secret,
           manage_nonce: s.manage.nonce,
           manage_hash: s.manage.hash,
           created_at: s.now,
@@ -801,6 +806,7 @@ export class SubscriberQueries extends Queries {
           "s.id as subscriber_id",
           "s.kind",
           "s.address",
+          "s.secret",
           "s.manage_nonce",
           "s.page_id",
           "s.access_key",
@@ -858,6 +864,7 @@ export class SubscriberQueries extends Queries {
         address: r.address,
         manageNonce: r.manage_nonce,
         confirmNonce: r.confirm_nonce,
+        secret: r.secret,
         noticeId: r.notice_id,
         pageId: r.page_id,
       }));
@@ -881,6 +888,8 @@ export class SubscriberQueries extends Queries {
     error: string | null;
     suspendAfter: number;
     suspendNow: boolean;
+    /** A URL kind's test delivery: accepted, it confirms the subscriber. */
+    confirms?: boolean;
   }): Promise<boolean> {
     return this.transaction(async (trx) => {
       const result = await trx
@@ -900,6 +909,20 @@ export class SubscriberQueries extends Queries {
       if (Number(result.numUpdatedRows) === 0) return false;
       if (o.state === "delivered") {
         await trx.updateTable("subscribers").set({ failures: 0 }).where("id", "=", o.subscriberId).execute();
+        if (o.confirms) {
+          await trx
+            .updateTable("subscribers")
+            .set({
+              state: "confirmed",
+              confirmed_at: o.at,
+              confirm_hash: null,
+              confirm_nonce: null,
+              confirm_expires_at: null,
+            })
+            .where("id", "=", o.subscriberId)
+            .where("state", "=", "pending")
+            .execute();
+        }
         return true;
       }
       // A retry to come is no failure yet; a delivery given up is one.

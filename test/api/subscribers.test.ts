@@ -125,7 +125,9 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
       logger,
       mailer,
       token: (nonce) => secrets.token(nonce),
+      unseal: (sealed) => secrets.open(sealed),
       publicUrl: "http://status.test",
+      delivery: { allowPrivate: true },
       random: () => 0.5,
     });
     mails.length = 0;
@@ -282,7 +284,9 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
         logger: createLogger("silent"),
       }),
       token: (nonce) => new SecretBox(testConfig().secretKey, opened.dataDir).token(nonce),
+      unseal: (sealed) => new SecretBox(testConfig().secretKey, opened.dataDir).open(sealed),
       publicUrl: "http://status.test",
+      delivery: { allowPrivate: true },
     });
     await Promise.all([sender.tick(), other.tick(), sender.tick(), other.tick()]);
     await drain();

@@ -21,7 +21,8 @@ describeBrowser("a visitor subscribes from the page, in Chromium", () => {
   let api: { server: Server; origin: string };
   let host: { server: Server; origin: string };
   let serverNow = 0;
-  let subscribers: () => Promise<{ address: string; items: number[] }[]>;
+  let subscribers: () => Promise<{ type: string; address: string; items: number[] }[]>;
+  let setKinds: (kinds: string[]) => Promise<void>;
   let checkoutId = 0;
 
   beforeAll(async () => {
@@ -38,6 +39,9 @@ describeBrowser("a visitor subscribes from the page, in Chromium", () => {
     });
     const page = (await call.get(`/public/v1/status-pages/${seeded.id}`)).json.data;
     checkoutId = page.items.find((i: { label: string }) => i.label === "Checkout").id;
+    setKinds = async (kinds) => {
+      expect((await call.patch(`/public/v1/status-pages/${seeded.id}`, { subscriptions: { kinds } })).status).toBe(200);
+    };
     subscribers = async () =>
       (await call.get(`/public/v1/status-pages/${seeded.id}/subscribers`)).json.data.subscribers;
     api = await listen(made.listener);
@@ -149,5 +153,48 @@ describeBrowser("a visitor subscribes from the page, in Chromium", () => {
       await page.screenshot({ path: `${ARTIFACTS}/subscribe-form-${name}.png`, fullPage: true });
       await context.close();
     }
+  });
+  test("where the page takes them, a keyboard subscribes a Slack channel; a wrong URL is named beside its field", async () => {
+    await setKinds(["email", "webhook", "slack", "discord", "teams"]);
+    const context = await open();
+    const form = await context.newPage();
+    await form.goto(`${api.origin}/subscriptions/new?page=acme`);
+    expect(await form.locator("h2").allTextContents()).toEqual(["By e-mail", "In a chat, or by webhook"]);
+    expect(await form.locator("#type option").allTextContents()).toEqual([
+      "webhook",
+      "Slack",
+      "Discord",
+      "Microsoft Teams",
+    ]);
+    expect(await axeViolations(form)).toEqual([]);
+    await form.screenshot({ path: `${ARTIFACTS}/subscribe-form-hooks.png`, fullPage: true });
+
+    await tabTo(form, () => document.activeElement?.id === "type");
+    await form.keyboard.type("Slack");
+    expect(await form.locator("#type").inputValue()).toBe("slack");
+    await tabTo(form, () => document.activeElement?.id === "url");
+    await form.keyboard.type("hooks.slack.test/no-scheme");
+    await form.evaluate(() => document.querySelectorAll("form")[1]?.setAttribute("novalidate", ""));
+    await tabTo(form, () => document.activeElement?.textContent === "Subscribe this URL");
+    await form.keyboard.press("Enter");
+    await expect.poll(() => form.locator("[role=alert]").count()).toBe(1);
+    expect(await form.locator("#hook-problem").textContent()).toBe("Enter the Slack URL, starting with https://.");
+    expect(await form.locator("#url").getAttribute("aria-describedby")).toBe("hook-problem");
+    expect(await form.locator("#url").inputValue()).toBe("hooks.slack.test/no-scheme");
+    expect(await form.locator("#type").inputValue()).toBe("slack");
+    expect(await axeViolations(form)).toEqual([]);
+    await form.screenshot({ path: `${ARTIFACTS}/subscribe-form-hooks-error.png`, fullPage: true });
+
+    await form.locator("#url").fill("");
+    await tabTo(form, () => document.activeElement?.id === "url");
+    await form.keyboard.type("https://hooks.slack.test/services/T0/B0/secret");
+    await tabTo(form, () => document.activeElement?.textContent === "Subscribe this URL");
+    await form.keyboard.press("Enter");
+    await expect.poll(() => form.locator("h1").textContent()).toBe("Watch for the test message");
+    expect(await form.locator("main").textContent()).toContain("Slack URL");
+    expect(await form.locator("main").textContent()).not.toContain("secret");
+    const slack = (await subscribers()).find((s) => s.type === "slack");
+    expect(slack?.address).toMatch(/^https:\/\/hooks\.slack\.test\/… #[0-9a-f]{16}$/);
+    await context.close();
   });
 });
