@@ -215,7 +215,7 @@ export function subscriptions(
       operationId: "exportSubscribers",
       summary: "A page's subscribers as CSV",
       description:
-        "One line per subscriber, by address: email, state, services (the labels chosen, separated by ';'; empty: all), created_at, confirmed_at, suspended_reason. A value that a spreadsheet would take for a formula (starting with =, +, -, @, a tab or a return) is prefixed with an apostrophe.",
+        "One line per e-mail subscriber (URL subscribers are listed by the JSON route only), by address: email, state, services (the labels chosen, separated by ';'; empty: all), created_at, confirmed_at, suspended_reason. A value that a spreadsheet would take for a formula (starting with =, +, -, @, a tab or a return) is prefixed with an apostrophe.",
       tag: "Subscribers",
       access: "token",
       permission: "status_pages:write",

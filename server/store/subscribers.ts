@@ -358,7 +358,10 @@ export class SubscriberQueries extends Queries {
         await this.db.selectFrom("status_page_items").select(["id", "label"]).where("page_id", "=", pageId).execute()
       ).map((i) => [i.id, i.label]),
     );
-    return subscribers.map((s) => ({ ...s, services: s.items.map((id) => labels.get(id) ?? String(id)) }));
+    // An e-mail list: a URL subscriber's address is masked, and no other tool could take it.
+    return subscribers
+      .filter((s) => s.type === "email")
+      .map((s) => ({ ...s, services: s.items.map((id) => labels.get(id) ?? String(id)) }));
   }
 
   /** Confirms the subscription a confirmation link names, unless its link has expired. */

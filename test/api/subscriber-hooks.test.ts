@@ -35,6 +35,7 @@ describeStores("visitors subscribe a webhook, Slack, Discord or Teams", (kind) =
   let clock: TestClock;
   let app: App;
   let api: ReturnType<typeof client>;
+  let ownerToken = "";
   let visitor: ReturnType<typeof client>;
   let page: { id: string; ids: string[] };
   let items: { id: number; label: string }[];
@@ -64,6 +65,7 @@ describeStores("visitors subscribe a webhook, Slack, Discord or Teams", (kind) =
     const mailer = createMailer({ from: "status@status.test", dataDir, logger });
     ({ app } = makeApp(store, { clock, mailer }));
     const owner = await seedOwner(store);
+    ownerToken = owner.token;
     api = client(app, owner.token);
     visitor = client(app);
     page = await seedStatusPage(api, store, clock.now(), "acme", {}, ["Checkout", "Search"]);
@@ -176,6 +178,11 @@ describeStores("visitors subscribe a webhook, Slack, Discord or Teams", (kind) =
     await drain();
     for (const type of ["slack", "discord", "teams"]) expect(at(`/${type}`)).toHaveLength(1);
     expect((await listed()).map((s) => s.state)).toEqual(["confirmed", "confirmed", "confirmed"]);
+    // The CSV is an e-mail list: a masked URL is no use to another tool.
+    const csv = await app.request(`/public/v1/status-pages/${page.id}/subscribers.csv`, {
+      headers: { authorization: `Bearer ${ownerToken}` },
+    });
+    expect((await csv.text()).trim().split(/\r?\n/)).toHaveLength(1);
     expect(JSON.stringify(at("/slack")[0]?.body)).toContain("This subscription to Acme acme works");
 
     await openIncident({ title: "<!channel> & @everyone <b>", impact: "critical" });
