@@ -1,6 +1,6 @@
 /**
  * One status page of the static build, whole: its HTML document and, for a public page, the files beside it (the
- * RSS and Atom feeds of its incidents and the JSON snapshot of its view). A build thread (page-worker.ts) or, with
+ * RSS and Atom feeds of its incidents, each service's, and the JSON snapshot of its view). A build thread (page-worker.ts) or, with
  * PORCHLIGHT_BUILD_THREADS=0, the build itself makes them; the HTML goes back to Astro, which writes it as the
  * page's route, and the rest is written here.
  */
@@ -65,6 +65,15 @@ export function buildPage(job: PageJob, build: PageBuild): string {
     writeFileSync(join(dir, "feed.xml"), rssFeed(input));
     writeFileSync(join(dir, "atom.xml"), atomFeed(input));
     writeFileSync(join(dir, "status.json"), job.json);
+    // Each service's feeds beside them, as the server answers them: items/<id>/feed.xml and atom.xml.
+    for (const item of (data as PublicStatusPage).items) {
+      const one = feedInput(data as PublicStatusPage, url, new Date(build.at), item.id);
+      if (!one) continue;
+      const itemDir = join(dir, "items", String(item.id));
+      mkdirSync(itemDir, { recursive: true });
+      writeFileSync(join(itemDir, "feed.xml"), rssFeed(one));
+      writeFileSync(join(itemDir, "atom.xml"), atomFeed(one));
+    }
   }
   return html;
 }

@@ -374,6 +374,16 @@ ${rest("hook", "Subscribe this URL")}</form>`
         : "";
       const accent = (JSON.parse(new TextDecoder().decode(view.page.bytes)) as { theme?: { accentColor?: string } })
         .theme?.accentColor;
+      // A public page's feeds need no sign-up at all: the page's, and each service's.
+      const feeds =
+        page.visibility === "public"
+          ? `<h2>By feed</h2><ul><li>${e(page.name)}: <a href="/${e(page.slug)}/feed.xml">RSS</a>, <a href="/${e(page.slug)}/atom.xml">Atom</a></li>${items
+              .map(
+                (item) =>
+                  `<li>${e(item.label)}: <a href="/${e(page.slug)}/items/${item.id}/feed.xml">RSS</a>, <a href="/${e(page.slug)}/items/${item.id}/atom.xml">Atom</a></li>`,
+              )
+              .join("")}</ul>`
+          : "";
       return render(
         c,
         error ? 400 : 200,
@@ -381,6 +391,7 @@ ${rest("hook", "Subscribe this URL")}</form>`
         `<p>Be told when ${e(page.name)} publishes, updates or resolves an incident, and of its maintenance. Every message has a one-click unsubscribe.</p>
 ${emailForm}
 ${hookForm}
+${feeds}
 <p><a href="/${e(page.slug)}">Back to the status page</a></p>`,
         accent,
       );

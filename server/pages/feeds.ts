@@ -11,11 +11,48 @@ export interface FeedInput {
   atomUrl: string;
   /** When the data was read; used as the feed's updated/lastBuildDate when there are no incidents. */
   generatedAt: Date;
+  /** The Atom feed's id when it is not the page's (a service's feed). */
+  feedId?: string;
 }
 
-/** The feeds of the page at pageUrl (which ends in "/"): they sit beside it as feed.xml and atom.xml. */
-export function feedInput(page: PublicStatusPage, pageUrl: string, generatedAt: Date): FeedInput {
-  return { page, pageUrl, rssUrl: `${pageUrl}feed.xml`, atomUrl: `${pageUrl}atom.xml`, generatedAt };
+/**
+ * The feeds of the page at pageUrl (which ends in "/"): they sit beside it as feed.xml and atom.xml. With `itemId`,
+ * one service's feeds (items/<id>/feed.xml and atom.xml): the incidents that affect it and the maintenance that
+ * covers it, titled with its label; undefined when the page shows no such item.
+ */
+export function feedInput(page: PublicStatusPage, pageUrl: string, generatedAt: Date): FeedInput;
+export function feedInput(
+  page: PublicStatusPage,
+  pageUrl: string,
+  generatedAt: Date,
+  itemId: number,
+): FeedInput | undefined;
+export function feedInput(
+  page: PublicStatusPage,
+  pageUrl: string,
+  generatedAt: Date,
+  itemId?: number,
+): FeedInput | undefined {
+  if (itemId === undefined) {
+    return { page, pageUrl, rssUrl: `${pageUrl}feed.xml`, atomUrl: `${pageUrl}atom.xml`, generatedAt };
+  }
+  const item = page.items.find((i) => i.id === itemId);
+  if (!item) return undefined;
+  const here = `${pageUrl}items/${itemId}/`;
+  return {
+    page: {
+      ...page,
+      name: `${page.name}: ${item.label}`,
+      // An older server's page (the static build reads any) may name no affected items: then none are known.
+      incidents: page.incidents.filter((i) => (i.affected ?? []).some((a) => a.id === itemId)),
+      maintenance: (page.maintenance ?? []).filter((w) => (w.items ?? []).includes(itemId)),
+    },
+    pageUrl,
+    feedId: here,
+    rssUrl: `${here}feed.xml`,
+    atomUrl: `${here}atom.xml`,
+    generatedAt,
+  };
 }
 
 /** Feed readers keep what they have seen; more than this many entries only makes the document heavier. */
@@ -141,7 +178,7 @@ export function rssFeed({ page, pageUrl, rssUrl, generatedAt }: FeedInput): stri
  * The page's incidents as an Atom 1.0 document, newest first and at most 50 entries. The feed's id is pageUrl,
  * each entry's id `<pageUrl>#incident-<id>`; content is the update timeline as plain text (type="text").
  */
-export function atomFeed({ page, pageUrl, atomUrl, generatedAt }: FeedInput): string {
+export function atomFeed({ page, pageUrl, atomUrl, generatedAt, feedId }: FeedInput): string {
   const incidents = page.incidents.slice(0, MAX_ENTRIES);
   const entries = [
     ...(page.maintenance ?? []).flatMap((w) => [
@@ -168,7 +205,7 @@ export function atomFeed({ page, pageUrl, atomUrl, generatedAt }: FeedInput): st
   return [
     XML_DECLARATION,
     `<feed xmlns="${ATOM_NS}">`,
-    `  ${element("id", {}, pageUrl)}`,
+    `  ${element("id", {}, feedId ?? pageUrl)}`,
     `  ${element("title", { type: "text" }, `${page.name} status`)}`,
     `  ${element("subtitle", { type: "text" }, channelDescription(page))}`,
     `  ${element("link", { rel: "alternate", type: "text/html", href: pageUrl })}`,

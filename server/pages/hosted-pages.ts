@@ -140,11 +140,36 @@ export function hostedPageRoutes(
     );
   }
 
-  async function feed(c: Context, slug: string, kind: "feed.xml" | "atom.xml" | "status.json", here: string) {
+  async function feed(
+    c: Context,
+    slug: string,
+    kind: "feed.xml" | "atom.xml" | "status.json",
+    here: string,
+    itemId?: number,
+  ) {
     const view = await views.get(slug);
+    const missing = () => c.body(NOT_FOUND, 404, { "content-type": HTML, "cache-control": "no-store" });
     // A protected page has no feeds: the same 404 as an unknown page, never stored.
-    if (view?.visibility !== "public") {
-      return c.body(NOT_FOUND, 404, { "content-type": HTML, "cache-control": "no-store" });
+    if (view?.visibility !== "public") return missing();
+    if (itemId !== undefined) {
+      // One service's feeds: the same 404 for a service the page does not show.
+      const input = feedInput(viewData(view), here, clock.now(), itemId);
+      if (!input || kind === "status.json") return missing();
+      const vary = { vary: "Accept-Encoding" };
+      return send(
+        c,
+        kept(view, `${kind}|${here}|${itemId}`, () =>
+          kind === "feed.xml"
+            ? new EncodedAnswer(encode(rssFeed(input)), {
+                "content-type": "application/rss+xml; charset=utf-8",
+                ...vary,
+              })
+            : new EncodedAnswer(encode(atomFeed(input)), {
+                "content-type": "application/atom+xml; charset=utf-8",
+                ...vary,
+              }),
+        ),
+      );
     }
     const vary = { vary: "Accept-Encoding" };
     if (kind === "status.json") {
@@ -188,6 +213,12 @@ export function hostedPageRoutes(
     if (!domain?.slug) return next();
     return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`);
   });
+  app.get("/items/:item{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}", async (c, next) => {
+    const domain = await byDomain(c);
+    if (!domain?.slug) return next();
+    const item = Number(c.req.param("item"));
+    return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`, item);
+  });
   const bySlug = (c: Context) => {
     const slug = c.req.param("slug") as string;
     return page(c, slug, `${publicUrl}/${slug}`, "/", `/${slug}/`);
@@ -197,5 +228,10 @@ export function hostedPageRoutes(
   app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/:file{(?:feed|atom)\\.xml|status\\.json}", (c) => {
     const slug = c.req.param("slug");
     return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`);
+  });
+  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/items/:item{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}", (c) => {
+    const slug = c.req.param("slug");
+    const item = Number(c.req.param("item"));
+    return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`, item);
   });
 }

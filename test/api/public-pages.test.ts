@@ -106,6 +106,58 @@ describeStores("public status page reads", (kind) => {
     }
   });
 
+  test("each service has its own RSS and Atom feeds beside the page's: the incidents that affect it and the maintenance that covers it", async () => {
+    const { page, slug, siteIds } = await makePage({}, 2);
+    const items = (await api.get(`/public/v1/status-pages/${page.id}`)).json.data.items as { id: number }[];
+    const [first, second] = items.map((i) => i.id) as [number, number];
+    const open = async (title: string, id: number) =>
+      expect(
+        (
+          await api.post(`/public/v1/status-pages/${page.id}/incidents`, {
+            title,
+            message: "Looking",
+            items: [{ id, status: "partial_outage" }],
+          })
+        ).status,
+      ).toBe(201);
+    await open("First is slow", first);
+    await open("Second is down", second);
+    expect(
+      (
+        await api.post("/public/v1/maintenance-windows", {
+          title: "Second's upgrade",
+          sites: [siteIds[1]],
+          start: new Date(clock.now().getTime() + 3_600_000).toISOString().slice(0, 16),
+          durationMinutes: 30,
+        })
+      ).status,
+    ).toBe(201);
+
+    const rss = await anon(`/${slug}/items/${second}/feed.xml`);
+    expect(rss.status).toBe(200);
+    expect(rss.headers.get("content-type")).toBe("application/rss+xml; charset=utf-8");
+    const rssText = await rss.text();
+    expect(rssText).toContain("<title>Page ");
+    expect(rssText).toContain(": Service 1 status</title>");
+    expect(rssText).toContain("Second is down");
+    expect(rssText).toContain("Maintenance: Second&apos;s upgrade (scheduled)");
+    expect(rssText).not.toContain("First is slow");
+    expect(rssText).toContain(`href="http://status.test/${slug}/items/${second}/feed.xml"`);
+
+    const atom = await (await anon(`/${slug}/items/${first}/atom.xml`)).text();
+    expect(atom).toContain("First is slow");
+    expect(atom).not.toContain("Second is down");
+    expect(atom).not.toContain("upgrade");
+    expect(atom).toContain(`<id>http://status.test/${slug}/items/${first}/</id>`);
+    // The page's own feed has them all; a service the page does not show has none.
+    const whole = await (await anon(`/${slug}/atom.xml`)).text();
+    expect(whole).toContain("First is slow");
+    expect(whole).toContain("Second is down");
+    const unknown = await anon(`/${slug}/items/999999/feed.xml`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toBe(await (await anon("/no-such-page/feed.xml")).text());
+  });
+
   test("an unknown slug is 404 in the envelope", async () => {
     const res = await anon("/public/v1/status-page/no-such-page");
     expect(res.status).toBe(404);
@@ -380,7 +432,7 @@ describeStores("public status page reads", (kind) => {
         expectProtected(res, path);
         expect(await res.text(), path).not.toContain("Service 0");
       }
-      for (const file of ["feed.xml", "atom.xml", "status.json"]) {
+      for (const file of ["feed.xml", "atom.xml", "status.json", "items/1/feed.xml", "items/99/atom.xml"]) {
         const res = await anon(`/${slug}/${file}`);
         const unknown = await anon(`/no-such-page/${file}`);
         expect(res.status).toBe(404);

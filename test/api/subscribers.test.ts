@@ -453,6 +453,9 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
     const html = await shown.text();
     expect(html).toContain("Checkout");
     expect(html).toContain('name="items"');
+    // The page's feeds and each service's need no sign-up.
+    expect(html).toContain('href="/acme/atom.xml"');
+    expect(html).toContain(`href="/acme/items/${items[0]?.id}/feed.xml"`);
     const wrong = await form("/subscriptions/new", "page=acme&email=nope");
     expect(wrong.status).toBe(400);
     expect(await wrong.text()).toContain("Enter an e-mail address");

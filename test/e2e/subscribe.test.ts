@@ -159,7 +159,7 @@ describeBrowser("a visitor subscribes from the page, in Chromium", () => {
     const context = await open();
     const form = await context.newPage();
     await form.goto(`${api.origin}/subscriptions/new?page=acme`);
-    expect(await form.locator("h2").allTextContents()).toEqual(["By e-mail", "In a chat, or by webhook"]);
+    expect(await form.locator("h2").allTextContents()).toEqual(["By e-mail", "In a chat, or by webhook", "By feed"]);
     expect(await form.locator("#type option").allTextContents()).toEqual([
       "webhook",
       "Slack",

@@ -22,7 +22,12 @@ const view = (name: string) =>
         resolved_at: "2026-11-19T11:00:00.000Z",
         duration_minutes: 60,
         updates: [{ status: "resolved", message: "Fixed.", timestamp: "2026-11-19T11:00:00.000Z" }],
+        affected: [{ id: 1, label: "Website", status: "partial_outage" }],
       },
+    ],
+    items: [
+      { ...(publicPageView().items[0] as object), id: 1, label: "Website" },
+      { ...(publicPageView().items[0] as object), id: 2, label: "Search" },
     ],
   });
 
@@ -80,7 +85,7 @@ describe("the build threads", () => {
         expect(text).toContain(`<link rel="canonical" href="${pageUrl(build(""), `acme-${n}`)}">`);
         expect(text).toBe(decode(fromInline[n] as Uint8Array));
       }
-      for (const file of ["feed.xml", "atom.xml", "status.json"]) {
+      for (const file of ["feed.xml", "atom.xml", "status.json", "items/1/feed.xml", "items/1/atom.xml"]) {
         const made = readFileSync(join(root, "threads", "acme-3", file), "utf8");
         expect(made).toBe(readFileSync(join(root, "inline", "acme-3", file), "utf8"));
       }
@@ -88,6 +93,13 @@ describe("the build threads", () => {
       expect(readFileSync(join(root, "threads", "acme-3", "feed.xml"), "utf8")).toContain(
         "<title>Slow &lt;checkout&gt; (Resolved)</title>",
       );
+      // Each service's feeds beside the page's, at the server's paths: its incidents only.
+      const website = readFileSync(join(root, "threads", "acme-3", "items", "1", "atom.xml"), "utf8");
+      expect(website).toContain('<title type="text">Acme 3: Website status</title>');
+      expect(website).toContain('<title type="text">Slow &lt;checkout&gt; (Resolved)</title>');
+      expect(website).toContain("https://status.example.com/status/acme-3/items/1/atom.xml");
+      expect(readdirSync(join(root, "threads", "acme-3", "items"))).toEqual(["1", "2"]);
+      expect(readFileSync(join(root, "threads", "acme-3", "items", "2", "feed.xml"), "utf8")).not.toContain("Slow");
     } finally {
       await threaded.close();
     }
