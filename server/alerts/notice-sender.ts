@@ -295,6 +295,6 @@ export class NoticeSender {
 }
 
 /** Where a page is read: its custom domain's root, else its path on the server. */
-function pageUrl(publicUrl: string, page: { slug: string; customDomain: string | null }): string {
+export function pageUrl(publicUrl: string, page: { slug: string; customDomain: string | null }): string {
   return page.customDomain ? `https://${page.customDomain}/` : `${publicUrl}/${page.slug}`;
 }

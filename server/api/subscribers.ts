@@ -2,15 +2,18 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Context } from "hono";
 import { z } from "zod";
 import { hashToken } from "../accounts/secrets.ts";
+import { noticeEmail } from "../alerts/notice-emails.ts";
+import { pageUrl } from "../alerts/notice-sender.ts";
 import { maskUrl } from "../alerts/outbound.ts";
 import type { Clock } from "../clock.ts";
 import { Envelope, envelope } from "../contract/common.ts";
-import { Slug } from "../contract/status-page.ts";
+import { affectedItems, impactOfItems, NoticePreviewRequest, Slug } from "../contract/status-page.ts";
 import {
   CONFIRM_HOURS,
   CONFIRMATIONS_PER_SIGN_UP,
   type HookKind,
   isHookKind,
+  NoticePreview,
   normalisedAddress,
   RESEND_AFTER_MINUTES,
   SUBSCRIBER_IMPORT_ROWS,
@@ -294,6 +297,71 @@ export function subscriptions(
           })),
         });
         return envelope(200, "Subscribers imported", { added, existing: addresses.size - added, invalid });
+      },
+    }),
+    route({
+      method: "post",
+      path: "/public/v1/status-pages/{id}/subscribers/preview",
+      operationId: "previewSubscriberNotice",
+      summary: "Preview the notice an incident would send subscribers",
+      description:
+        "The e-mail subscribers would receive if this incident were published now (its words and services as POST …/incidents takes them), with placeholder links, and how many confirmed subscribers it would reach. Nothing is written or sent.",
+      tag: "Subscribers",
+      access: "token",
+      permission: "status_pages:write",
+      params: PageParams,
+      body: NoticePreviewRequest,
+      response: { status: 200, description: "The notice", schema: Envelope(NoticePreview) },
+      errors: [400, 401, 403, 404, 413, 415],
+      async handler({ params, body, principal }) {
+        await loadWorkspacePage(store, principal, params.id);
+        const page = await store.subscribers.pageById(params.id);
+        if (!page) throw notFound("Status page");
+        const visible = await store.subscribers.visibleItems(params.id);
+        const named = body.items ?? [];
+        const shown = new Set(visible.map((i) => i.id));
+        const stranger = named.map((i) => (typeof i === "number" ? i : i.id)).find((id) => !shown.has(id));
+        if (stranger !== undefined) throw invalidField("items", `Item ${stranger} is not on this status page.`);
+        const impact = body.impact ?? impactOfItems(named);
+        // An item named twice counts once, with the worse status (as an incident records it).
+        const severity = ["operational", "maintenance", "degraded", "partial_outage", "major_outage"];
+        const worst = new Map<number, string>();
+        for (const { id, status } of affectedItems(named, impact)) {
+          const before = worst.get(id);
+          if (before === undefined || severity.indexOf(status) > severity.indexOf(before)) worst.set(id, status);
+        }
+        const at = clock.now().toISOString();
+        const placeholder = `${config.publicUrl}/subscriptions`;
+        const host = new URL(config.publicUrl).hostname;
+        const mail = noticeEmail(
+          {
+            kind: "incident",
+            event: body.status === "resolved" ? "resolved" : "published",
+            page: { id: params.id, ...page },
+            incident: { id: 0, title: body.title, impact, status: body.status, startedAt: at },
+            update: { status: body.status, message: body.message, at },
+            affected: visible
+              .filter((i) => worst.has(i.id))
+              .map((i) => ({ label: i.label, status: worst.get(i.id) as string })),
+          },
+          {
+            pageUrl: pageUrl(config.publicUrl, page),
+            manageUrl: `${placeholder}/manage?token=PREVIEW`,
+            unsubscribeUrl: `${placeholder}/unsubscribe?token=PREVIEW`,
+          },
+          {
+            messageId: `<preview@${host}>`,
+            thread: `<preview@${host}>`,
+            eventId: "preview",
+            listId: `<preview.${host}>`,
+          },
+        );
+        return envelope(200, "Notice preview", {
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          recipients: await store.subscribers.recipients(params.id, [...worst.keys()]),
+        });
       },
     }),
     route({

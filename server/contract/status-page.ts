@@ -502,6 +502,17 @@ export const IncidentCreate = z
   .meta({ id: "IncidentCreate" });
 export type IncidentCreate = z.infer<typeof IncidentCreate>;
 
+/** POST …/subscribers/preview: an incident's words and services, as it would be published. */
+export const NoticePreviewRequest = z
+  .strictObject({
+    title: IncidentCreate.shape.title,
+    status: IncidentCreate.shape.status,
+    message: Message,
+    items: AffectedItems.optional(),
+    impact: IncidentImpact.optional(),
+  })
+  .meta({ id: "NoticePreviewRequest" });
+
 export const IncidentPatch = z
   .strictObject({
     title: z.string().trim().min(1).max(200).optional(),

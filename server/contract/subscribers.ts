@@ -197,3 +197,15 @@ export type NoticeEvent = z.infer<typeof NoticeEvent>;
 export function normalisedAddress(address: string): string {
   return address.normalize("NFC").trim().toLowerCase();
 }
+
+/** What subscribers would receive: the e-mail, and how many confirmed subscribers it would reach now. */
+export const NoticePreview = z
+  .object({
+    subject: z.string(),
+    text: z.string().meta({ description: "The e-mail's plain-text part" }),
+    html: z.string().meta({ description: "The e-mail's HTML part" }),
+    recipients: z.int().meta({
+      description: "Confirmed subscribers it would reach now (access to the page, and a service they chose or none)",
+    }),
+  })
+  .meta({ id: "NoticePreview" });

@@ -135,6 +135,22 @@ function accentOf(theme: string): string | null {
   }
 }
 
+/**
+ * Whether a subscriber hears of a notice touching `touched`: a private page's notices go to its members' addresses
+ * only (`members`), a password page's to those who entered its current password; then only a subscriber who chose
+ * none of the page's services, or one the notice touches.
+ */
+const mayBeTold =
+  (page: { visibility: string; password_hash: string | null }, members: Set<string> | null, touched: Set<number>) =>
+  (s: { address: string; items: string; access_key: string | null }): boolean => {
+    if (page.visibility === "private" && !members?.has(s.address)) return false;
+    if (page.visibility !== "private" && page.visibility !== "public" && s.access_key !== page.password_hash) {
+      return false;
+    }
+    const chosen = itemsOf(s.items);
+    return chosen.length === 0 || chosen.some((id) => touched.has(id));
+  };
+
 /** How many subscribers one fan-out step reads. */
 export const FAN_OUT_BATCH = 1000;
 
@@ -660,6 +676,33 @@ export class SubscriberQueries extends Queries {
       .execute();
   }
 
+  /** A workspace's members' addresses, as subscriptions compare them. */
+  private async memberAddresses(trx: Kysely<Database>, workspaceId: string): Promise<Set<string>> {
+    const users = await trx.selectFrom("users").select("email").where("workspace_id", "=", workspaceId).execute();
+    return new Set(users.map((u) => u.email.toLowerCase()));
+  }
+
+  /**
+   * How many confirmed subscribers a notice touching `items` would reach now, by the fan-out's rule (access to the
+   * page, and a service they chose or none): the owner's preview. Zero when the page takes no subscriptions.
+   */
+  async recipients(pageId: number, items: number[]): Promise<number> {
+    const page = await this.db
+      .selectFrom("status_pages")
+      .select(["visibility", "password_hash", "workspace_id", "subscriptions"])
+      .where("id", "=", pageId)
+      .executeTakeFirst();
+    if (!page || !subscriptionsOf(page.subscriptions).enabled) return 0;
+    const subscribers = await this.db
+      .selectFrom("subscribers")
+      .select(["address", "items", "access_key"])
+      .where("page_id", "=", pageId)
+      .where("state", "=", "confirmed")
+      .execute();
+    const members = page.visibility === "private" ? await this.memberAddresses(this.db, page.workspace_id) : null;
+    return subscribers.filter(mayBeTold(page, members, new Set(items))).length;
+  }
+
   /** Whether a notice waits to be fanned out. */
   async anyToFanOut(): Promise<boolean> {
     const row = await this.db
@@ -713,29 +756,13 @@ export class SubscriberQueries extends Queries {
             .orderBy("id")
             .limit(FAN_OUT_BATCH)
             .execute();
-      const touched = new Set(itemsOf(notice.items));
-      // A private page's notices go to its members' addresses only; a password page's to those who entered its
-      // current password.
-      const members =
-        notice.visibility === "private"
-          ? new Set(
-              (
-                await trx.selectFrom("users").select("email").where("workspace_id", "=", notice.workspace_id).execute()
-              ).map((u) => u.email.toLowerCase()),
-            )
-          : null;
-      const told = batch.filter((s) => {
-        if (members && !members.has(s.address)) return false;
-        if (
-          notice.visibility !== "private" &&
-          notice.visibility !== "public" &&
-          s.access_key !== notice.password_hash
-        ) {
-          return false;
-        }
-        const chosen = itemsOf(s.items);
-        return chosen.length === 0 || chosen.some((id) => touched.has(id));
-      });
+      const told = batch.filter(
+        mayBeTold(
+          notice,
+          notice.visibility === "private" ? await this.memberAddresses(trx, notice.workspace_id) : null,
+          new Set(itemsOf(notice.items)),
+        ),
+      );
       if (told.length > 0) {
         await trx
           .insertInto("subscriber_deliveries")

@@ -248,6 +248,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
   const validBody = (op: Operation): unknown => {
     if (op.path.endsWith("/items")) return { siteId: ids.siteId };
     if (op.path.endsWith("/subscribers/import")) return { csv: "a@example.com" };
+    if (op.path.endsWith("/subscribers/preview")) return { title: "t", message: "m" };
     if (op.path.endsWith("/items/{itemId}")) return { label: "x" };
     if (op.path.endsWith("/updates")) return { status: "resolved", message: "m" };
     if (op.path.endsWith("/incidents")) return { title: "t", message: "m" };
@@ -458,6 +459,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     "POST /public/anon/domain-report-24h": { domain: "example.com", email: "someone@example.com" },
     "POST /public/v1/status-page/{slug}/subscribers": { email: "someone@example.com", items: [1] },
     "POST /public/v1/status-pages/{id}/subscribers/import": { csv: "email\nsomeone@example.com", consent: true },
+    "POST /public/v1/status-pages/{id}/subscribers/preview": { title: "Slow", message: "Looking" },
   });
   const nameOf = (def: Route) => `${def.method.toUpperCase()} ${def.path}`;
   const paramValue = (def: Route, name: string) =>

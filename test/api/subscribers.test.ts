@@ -770,4 +770,44 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
     expect(await count("subscriber_deliveries")).toBe(1);
     expect(await count("subscribers")).toBe(1);
   });
+  test("the owner previews an incident's notice: the e-mail as it would read, and how many it would reach; nothing is sent", async () => {
+    await subscribe("all@example.com");
+    await subscribe("checkout@example.com", [items[0]?.id as number]);
+    await subscribe("search@example.com", [items[1]?.id as number]);
+    mails.length = 0;
+    const preview = await api.post(`/public/v1/status-pages/${page.id}/subscribers/preview`, {
+      title: "Checkout <b>slow</b>",
+      message: "We are looking into it.",
+      items: [{ id: items[0]?.id, status: "partial_outage" }, items[0]?.id],
+    });
+    expect(preview.status).toBe(200);
+    expect(preview.json.data).toMatchObject({
+      subject: "[Acme acme] Checkout <b>slow</b>: partial outage — investigating",
+      recipients: 2,
+    });
+    expect(preview.json.data.text).toContain("- Checkout: partial outage");
+    expect(preview.json.data.html).toContain("Checkout &lt;b&gt;slow&lt;/b&gt;");
+    expect(preview.json.data.html).toContain("token=PREVIEW");
+    // No service named: it reaches those who chose none.
+    const quiet = await api.post(`/public/v1/status-pages/${page.id}/subscribers/preview`, {
+      title: "A note",
+      message: "All good.",
+      status: "resolved",
+    });
+    expect(quiet.json.data).toMatchObject({ subject: "[Acme acme] A note: resolved", recipients: 1 });
+    const stranger = await api.post(`/public/v1/status-pages/${page.id}/subscribers/preview`, {
+      title: "x",
+      message: "y",
+      items: [999_999],
+    });
+    expect(stranger.status).toBe(400);
+    expect(JSON.stringify(stranger.json)).toContain("items");
+    expect((await api.post(`/public/v1/status-pages/${page.id}/subscribers/preview`, { title: "x" })).status).toBe(400);
+    await drain();
+    expect(mails).toEqual([]);
+    // A page that takes no subscriptions reaches no one.
+    await api.patch(`/public/v1/status-pages/${page.id}`, { subscriptions: { enabled: false } });
+    const off = await api.post(`/public/v1/status-pages/${page.id}/subscribers/preview`, { title: "x", message: "y" });
+    expect(off.json.data.recipients).toBe(0);
+  });
 });
