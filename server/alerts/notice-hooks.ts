@@ -1,8 +1,9 @@
 /**
  * What a page's URL subscribers are posted: a notice (an incident's or a maintenance occurrence's) or the test
  * message that confirms the subscription, as a signed webhook (JSON, version 1) or a Slack, Discord or Microsoft
- * Teams message. Pure functions from data to the request; everything the owner wrote is escaped for the chat's markup
- * here, and no chat message can mention anyone.
+ * Teams message. Pure functions from data to the request. No message can mention anyone: Slack's markup (<!channel>,
+ * <@U…>) is escaped in everything the owner wrote, Discord parses no mention, and a Teams card has no mention entity;
+ * the owner's markdown otherwise reads as markdown in Discord and Teams, as it would on the page.
  */
 import type { HookKind } from "../contract/subscribers.ts";
 import type { NoticeContent, NoticePage } from "../store/subscribers.ts";
@@ -139,7 +140,8 @@ export function hookRequest(
     }
     case "slack":
       return postJson(settings.url, {
-        text: title,
+        // The notification's own text too: Slack reads <!channel> there as well.
+        text: mrkdwn(title),
         blocks: [
           {
             type: "section",

@@ -226,13 +226,23 @@ export class NoticeSender {
 
   /**
    * Posts a claim's message to a URL subscriber: the test that confirms it, or a notice. A receiver that answers
-   * 404 or 410 is gone (a deleted Slack, Discord or Teams webhook): that ends the subscription at once, as a hard
-   * bounce does; any other refusal is retried.
+   * 404 or 410 is gone (a deleted Slack, Discord or Teams webhook; a chat's 401 or 403 too, a revoked token): that
+   * ends the subscription at once, as a hard bounce does; any other refusal is retried.
    */
   async #post(claim: DeliveryClaim): Promise<Outcome> {
     const { publicUrl, token, store, unseal, delivery, clock, mailer } = this.deps;
     if (!isHookKind(claim.kind) || claim.secret === null) return { sent: false, error: null, bounced: false };
-    const settings = JSON.parse(unseal(claim.secret)) as HookSettings;
+    let settings: HookSettings;
+    try {
+      settings = JSON.parse(unseal(claim.secret)) as HookSettings;
+    } catch {
+      // Sealed under another key (PORCHLIGHT_SECRET_KEY changed) or damaged: no retry can send it.
+      return {
+        sent: true,
+        error: "the subscription's settings cannot be opened with this server's key",
+        bounced: true,
+      };
+    }
     const links = subscriberUrls(publicUrl, token(claim.manageNonce));
     let request: ReturnType<typeof hookRequest>;
     if (claim.confirmNonce !== null) {
@@ -260,10 +270,12 @@ export class NoticeSender {
     }
     const result = await deliver(request, { ...delivery, mailer });
     if (result.ok) return { sent: true, error: null, bounced: false };
+    // A chat's webhook answers 401 or 403 once its token is revoked; any receiver 404 or 410 once it is deleted.
+    const gone = claim.kind === "webhook" ? [404, 410] : [401, 403, 404, 410];
     return {
       sent: true,
       error: result.error ?? "the receiver did not accept it",
-      bounced: result.statusCode === 404 || result.statusCode === 410,
+      bounced: result.statusCode !== null && gone.includes(result.statusCode),
     };
   }
 

@@ -73,7 +73,10 @@ const Email = SubscriberEmail;
  * How a URL subscription is listed and told apart: the URL masked (its path often is the credential), with the start
  * of the whole URL's SHA-256, so that one URL is one subscription per page and two on one host are two.
  */
-const hookAddress = (url: string) => `${maskUrl(url)} #${createHash("sha256").update(url).digest("hex").slice(0, 16)}`;
+const hookAddress = (url: string) => {
+  const href = new URL(url).href;
+  return `${maskUrl(href)} #${createHash("sha256").update(href).digest("hex").slice(0, 16)}`;
+};
 
 /** A URL kind as the form names it. */
 const HOOK_NAMES: Record<HookKind, string> = {
@@ -125,9 +128,16 @@ export function subscriptions(
     }
     const url = isHookKind(body.type) ? (body.url ?? "") : null;
     const address = url === null ? normalisedAddress(body.email ?? "") : hookAddress(url);
+    // A channel's or a receiver's readers may not have the page's access: a protected page's notices go to the
+    // mailboxes of those who do.
+    if (url !== null && page.visibility !== "public") {
+      throw forbidden(
+        page.visibility === "private"
+          ? "A private page's members subscribe by e-mail."
+          : "A password-protected page's visitors subscribe by e-mail.",
+      );
+    }
     if (page.visibility === "private") {
-      // Notices of a private page go to its members' mailboxes only: a URL is no one's.
-      if (url !== null) throw forbidden("A private page's members subscribe by e-mail.");
       if (!(await memberAddresses(c, page.workspaceId)).has(address)) {
         throw invalidField("email", "On a private page, subscribe with the address of one of its members.");
       }
@@ -401,7 +411,8 @@ export function subscriptions(
       }
       const password = page.visibility !== "public";
       const items = password ? [] : await store.subscribers.visibleItems(page.id);
-      const hookKinds = page.settings.kinds.filter(isHookKind);
+      // A protected page's notices go to mailboxes only (signUp).
+      const hookKinds = page.visibility === "public" ? page.settings.kinds.filter(isHookKind) : [];
       const chosen = new Set(given.items);
       /** One form's fields after its address: the password or the services, then the button. */
       const rest = (id: string, label: string) => {

@@ -9,7 +9,7 @@ import type { Store } from "../store/store.ts";
 import { EncodedAnswer, Encodings, negotiateEncoding } from "../views/compression.ts";
 import { pageScriptFile } from "../views/embed-assets.ts";
 import type { PageView, PageViews } from "../views/page-views.ts";
-import { atomFeed, feedInput, rssFeed } from "./feeds.ts";
+import { atomFeed, type FeedInput, feedInput, rssFeed } from "./feeds.ts";
 import { notFoundDocument, type PageDocument, promptData, renderDocument } from "./render.ts";
 
 type PageData = PageDocument["data"];
@@ -76,6 +76,16 @@ export function hostedPageRoutes(
   const json = (view: PageView) => new TextDecoder().decode(view.page.bytes);
   /** The page's view as the API answers it (only public views are rendered with their data). */
   const viewData = (view: PageView) => JSON.parse(json(view)) as PublicStatusPage;
+  const itemIds = new WeakMap<PageView, Set<number>>();
+  /** The ids of the items a view shows, read once per view. */
+  const itemIdsOf = (view: PageView) => {
+    let ids = itemIds.get(view);
+    if (!ids) {
+      ids = new Set(viewData(view).items.map((i) => i.id));
+      itemIds.set(view, ids);
+    }
+    return ids;
+  };
 
   const slugForDomain = (host: string) => store.views.slugForDomain(host);
 
@@ -152,14 +162,15 @@ export function hostedPageRoutes(
     // A protected page has no feeds: the same 404 as an unknown page, never stored.
     if (view?.visibility !== "public") return missing();
     if (itemId !== undefined) {
-      // One service's feeds: the same 404 for a service the page does not show.
-      const input = feedInput(viewData(view), here, clock.now(), itemId);
-      if (!input || kind === "status.json") return missing();
+      // One service's feeds: the same 404 for a service the page does not show (known without reading the page's
+      // JSON again: its item ids are kept with the view).
+      if (!itemIdsOf(view).has(itemId) || kind === "status.json") return missing();
       const vary = { vary: "Accept-Encoding" };
       return send(
         c,
-        kept(view, `${kind}|${here}|${itemId}`, () =>
-          kind === "feed.xml"
+        kept(view, `${kind}|${here}|${itemId}`, () => {
+          const input = feedInput(viewData(view), here, clock.now(), itemId) as FeedInput;
+          return kind === "feed.xml"
             ? new EncodedAnswer(encode(rssFeed(input)), {
                 "content-type": "application/rss+xml; charset=utf-8",
                 ...vary,
@@ -167,8 +178,8 @@ export function hostedPageRoutes(
             : new EncodedAnswer(encode(atomFeed(input)), {
                 "content-type": "application/atom+xml; charset=utf-8",
                 ...vary,
-              }),
-        ),
+              });
+        }),
       );
     }
     const vary = { vary: "Accept-Encoding" };

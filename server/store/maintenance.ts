@@ -139,15 +139,25 @@ export class MaintenanceQueries extends Queries {
           .execute();
         // The sites first, in one order (as delete does), then the window: no two saves wait on each other in turn.
         const locked = await this.lockSites(trx, window.workspace_id, [...before.map((b) => b.site_id), ...sites]);
+        // Subscribers hear of a window when it is made and when its schedule or services change, not of a new
+        // title (a repeating window's next time moves on by itself: only a change of plan announces it again).
+        let replanned = true;
         if (expected !== null) {
           const current = await trx
             .selectFrom("maintenance_windows")
-            .select("updated_at")
+            .select(["updated_at", "start", "time_zone", "duration_minutes", "recurrence"])
             .where("id", "=", window.id)
             .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
             .executeTakeFirst();
           if (!current) throw new Outcome("gone");
           if (current.updated_at !== expected) throw new Outcome("changed");
+          const sitesBefore = before.map((b) => b.site_id).sort();
+          replanned =
+            current.start !== window.start ||
+            current.time_zone !== window.time_zone ||
+            current.duration_minutes !== window.duration_minutes ||
+            current.recurrence !== window.recurrence ||
+            sitesBefore.join() !== [...sites].sort().join();
         }
         if (!sites.every((id) => locked.has(id))) throw new Outcome("sites");
         if (expected === null) {
@@ -165,9 +175,14 @@ export class MaintenanceQueries extends Queries {
         await this.rejudge(trx, [...before.map((b) => b.site_id), ...sites], window.updated_at);
         // Subscribers hear of the next occurrence when it is yet to begin, once per time it is set for: a change
         // that keeps it where it was tells no one again; one that moves it tells its new time.
-        const next = rows
-          .filter((r) => r.ends_at > window.updated_at)
-          .reduce<(typeof rows)[number] | undefined>((a, r) => (a && a.starts_at <= r.starts_at ? a : r), undefined);
+        const next = !replanned
+          ? undefined
+          : rows
+              .filter((r) => r.ends_at > window.updated_at)
+              .reduce<(typeof rows)[number] | undefined>(
+                (a, r) => (a && a.starts_at <= r.starts_at ? a : r),
+                undefined,
+              );
         if (next && next.starts_at > window.updated_at) {
           await this.subscribers.writeMaintenanceNotices(trx, {
             windowId: window.id,

@@ -648,6 +648,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         await db.schema.createIndex("subscribers_confirm").unique().on("subscribers").column("confirm_hash").execute();
         await db.schema.createIndex("subscribers_manage").unique().on("subscribers").column("manage_hash").execute();
+        // The sweep that tells of one-off maintenance beginning and ending reads the occurrences of the last day.
+        await db.schema
+          .createIndex("maintenance_occurrences_ends")
+          .on("maintenance_occurrences")
+          .column("ends_at")
+          .execute();
         // The fan-out reads a page's confirmed subscribers in id order, a batch after its cursor.
         await db.schema
           .createIndex("subscribers_fan_out")

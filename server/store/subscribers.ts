@@ -553,7 +553,7 @@ export class SubscriberQueries extends Queries {
   /**
    * Writes a maintenance occurrence's notice, within the caller's transaction, for every page that shows one of
    * the window's sites among its visible services and takes subscriptions now; once per page and key (key
-   * `maintenance:<window>:<start>:<scheduled|started|ended>`). An end is told only to the pages told of the
+   * `maintenance:<window>:<start>:<started|ended>`, or `…:scheduled:<end>`). An end is told only to the pages told of the
    * start. Returns how many notices it wrote.
    */
   async writeMaintenanceNotices(
@@ -569,7 +569,11 @@ export class SubscriberQueries extends Queries {
   ): Promise<number> {
     if (n.sites.length === 0) return 0;
     const base = `maintenance:${n.windowId}:${n.startsAt}`;
-    const key = `${base}:${n.event.slice("maintenance_".length)}`;
+    // An announcement names its end too: a new end is told; a start and an end are told once per occurrence.
+    const key =
+      n.event === "maintenance_scheduled"
+        ? `${base}:scheduled:${n.endsAt}`
+        : `${base}:${n.event.slice("maintenance_".length)}`;
     const shown = await trx
       .selectFrom("status_page_items as it")
       .innerJoin("status_pages as p", "p.id", "it.page_id")
@@ -628,6 +632,7 @@ export class SubscriberQueries extends Queries {
         .innerJoin("maintenance_occurrences as o", "o.window_id", "w.id")
         .select(["o.window_id", "o.starts_at", "o.ends_at"])
         .where("w.recurrence", "is", null)
+        .where("o.ends_at", ">", since)
         .where((eb) =>
           eb.or([
             eb.and([eb("o.starts_at", "<=", now), eb("o.starts_at", ">", since), eb("o.ends_at", ">", now)]),
@@ -667,9 +672,12 @@ export class SubscriberQueries extends Queries {
       .where("state", "in", ["delivered", "failed"])
       .where("finished_at", "<", before)
       .execute();
+    // A maintenance notice's key is what keeps its occurrence from being told again (and its start what lets its end
+    // be told): it stays until the occurrence is over too.
     await this.db
       .deleteFrom("subscriber_notices as n")
       .where("n.fanned_out_at", "<", before)
+      .where((eb) => eb.or([eb("n.window_id", "is", null), eb("n.ends_at", "<", before)]))
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom("subscriber_deliveries as d").select("d.id").whereRef("d.notice_id", "=", "n.id"))),
       )
@@ -698,6 +706,7 @@ export class SubscriberQueries extends Queries {
       .select(["address", "items", "access_key"])
       .where("page_id", "=", pageId)
       .where("state", "=", "confirmed")
+      .where("kind", "in", subscriptionsOf(page.subscriptions).kinds)
       .execute();
     const members = page.visibility === "private" ? await this.memberAddresses(this.db, page.workspace_id) : null;
     return subscribers.filter(mayBeTold(page, members, new Set(items))).length;
@@ -742,14 +751,15 @@ export class SubscriberQueries extends Queries {
         .limit(1)
         .executeTakeFirst();
       if (!notice) return false;
-      // A page that takes no subscriptions now tells no one.
-      const enabled = subscriptionsOf(notice.subscriptions).enabled;
-      const batch = !enabled
+      // A page that takes no subscriptions now tells no one; one that no longer takes a kind tells no one of it.
+      const settings = subscriptionsOf(notice.subscriptions);
+      const batch = !settings.enabled
         ? []
         : await trx
             .selectFrom("subscribers")
             .select(["id", "address", "items", "access_key"])
             .where("page_id", "=", notice.page_id)
+            .where("kind", "in", settings.kinds)
             .where("state", "=", "confirmed")
             .where("confirmed_at", "<=", notice.created_at)
             .where("id", ">", notice.fan_cursor)
@@ -866,6 +876,7 @@ export class SubscriberQueries extends Queries {
       const allowed = (r: (typeof rows)[number]) =>
         r.notice_id === 0 ||
         (subscriptionsOf(r.subscriptions).enabled &&
+          subscriptionsOf(r.subscriptions).kinds.includes(kindOf(r.kind)) &&
           (r.visibility === "public" ||
             (r.visibility === "private"
               ? members.has(`${r.workspace_id}|${r.address}`)

@@ -188,7 +188,7 @@ describeStores("visitors subscribe a webhook, Slack, Discord or Teams", (kind) =
     await openIncident({ title: "<!channel> & @everyone <b>", impact: "critical" });
     await drain();
     const slack = at("/slack")[1]?.body;
-    expect(slack.text).toBe("Acme acme: <!channel> & @everyone <b>: major outage — investigating");
+    expect(slack.text).toBe("Acme acme: &lt;!channel&gt; &amp; @everyone &lt;b&gt;: major outage — investigating");
     const section = slack.blocks[0].text.text as string;
     expect(section).toContain("&lt;!channel&gt; &amp; @everyone &lt;b&gt;");
     expect(section).not.toContain("<!channel>");
@@ -233,6 +233,27 @@ describeStores("visitors subscribe a webhook, Slack, Discord or Teams", (kind) =
     expect(slack?.suspendedReason).not.toContain("/later-gone");
   });
 
+  test("a kind the page stops taking is told nothing more; settings sealed under another key end the subscription, not the sender", async () => {
+    await signUp("discord", "/discord");
+    await signUp("webhook", "/sealed");
+    await drain();
+    expect((await listed()).map((s) => s.state)).toEqual(["confirmed", "confirmed"]);
+    await api.patch(`/public/v1/status-pages/${page.id}`, { subscriptions: { kinds: ["email", "webhook"] } });
+    await opened.store.db
+      .updateTable("subscribers")
+      .set({ secret: "v1:not-sealed-here" })
+      .where("kind", "=", "webhook")
+      .execute();
+    await openIncident({ title: "Checkout is slow" });
+    await drain();
+    expect(at("/discord")).toHaveLength(1);
+    expect(at("/sealed")).toHaveLength(1);
+    const webhook = (await listed()).find((s) => s.type === "webhook");
+    expect(webhook).toMatchObject({ state: "suspended" });
+    expect(webhook?.suspendedReason).toContain("cannot be opened");
+    expect((await listed()).find((s) => s.type === "discord")?.state).toBe("confirmed");
+  });
+
   test("what a page takes: its kinds, no URL on a private page, and clear 400s", async () => {
     const bad = async (body: Record<string, unknown>, field: string) => {
       const res = await visitor.post("/public/v1/status-page/acme/subscribers", body);
@@ -247,6 +268,21 @@ describeStores("visitors subscribe a webhook, Slack, Discord or Teams", (kind) =
 
     await api.patch(`/public/v1/status-pages/${page.id}`, { subscriptions: { kinds: ["email"] } });
     expect((await signUp("webhook", "/w")).status).toBe(403);
+    // A password page's notices go to mailboxes only: a channel's readers may not have the password.
+    await api.patch(`/public/v1/status-pages/${page.id}`, {
+      subscriptions: { kinds: ["email", "webhook"] },
+      visibility: "password-protected",
+      password: "pass-word-1",
+    });
+    const withPassword = await visitor.post(
+      "/public/v1/status-page/acme/subscribers",
+      { type: "webhook", url: `${origin}/w` },
+      { "x-status-page-password": "pass-word-1" },
+    );
+    expect(withPassword.status).toBe(403);
+    expect(withPassword.json.message).toContain("by e-mail");
+    const form = await (await app.request("/subscriptions/new?page=acme")).text();
+    expect(form).not.toContain('name="url"');
     await api.patch(`/public/v1/status-pages/${page.id}`, {
       subscriptions: { kinds: ["email", "webhook"] },
       visibility: "private",

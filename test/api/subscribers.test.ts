@@ -721,9 +721,23 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
       "[Acme acme] Nightly backup: maintenance scheduled for Mon, 23 Nov 2026, 02:00 UTC",
     ]);
     expect((to("ops@example.com")[0] as Mail).text).toContain("This maintenance repeats");
-    // Its nights come and go without a message each.
+    // Its nights come and go without a message each; a new title, its next night come, tells no one either.
     for (let i = 0; i < 6; i++) await later(12 * 3_600_000);
     expect(to("ops@example.com")).toHaveLength(1);
+    const nightlyId = nightly.json.data.id as string;
+    expect((await api.patch(`/public/v1/maintenance-windows/${nightlyId}`, { title: "Nightly backups" })).status).toBe(
+      200,
+    );
+    await drain();
+    expect(to("ops@example.com")).toHaveLength(1);
+    // A new plan is told: its next time, and its new length.
+    expect((await api.patch(`/public/v1/maintenance-windows/${nightlyId}`, { durationMinutes: 45 })).status).toBe(200);
+    await drain();
+    expect(subjects("ops@example.com")).toEqual([
+      "[Acme acme] Nightly backup: maintenance scheduled for Mon, 23 Nov 2026, 02:00 UTC",
+      "[Acme acme] Nightly backups: maintenance scheduled for Wed, 25 Nov 2026, 02:00 UTC",
+    ]);
+    expect((to("ops@example.com")[1] as Mail).text).toContain("Scheduled for Wed, 25 Nov 2026, 02:00 – 02:45 UTC");
   });
 
   test("maintenance on a page that takes no subscriptions, or on services no page shows, writes no notice", async () => {
