@@ -11,7 +11,7 @@ import type { Clock } from "../clock.ts";
 import { FAILURES_TO_SUSPEND, isHookKind } from "../contract/subscribers.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
-import type { DeliveryClaim, NoticeContent } from "../store/subscribers.ts";
+import type { DeliveryClaim, DeliveryOutcome, NoticeContent } from "../store/subscribers.ts";
 import { DELIVERY_WINDOW_MS, retryDelayMs } from "./backoff.ts";
 import type { AlertMailer, DeliveryDeps } from "./deliver.ts";
 import { deliver, MAIL_TIMEOUT_MS } from "./deliver.ts";
@@ -141,18 +141,37 @@ export class NoticeSender {
       leaseUntil: iso(now + (this.deps.leaseMs ?? 60_000)),
       limit: this.deps.concurrency ?? 8,
     });
-    await Promise.all(claimed.map((claim) => this.#deliverOrHandBack(claim)));
+    const outcomes = await Promise.all(claimed.map((claim) => this.#deliverOrHandBack(claim)));
+    // The pass's outcomes in one transaction: a large fan-out costs a few statements per pass, not per message.
+    const done = outcomes.filter((o) => o !== undefined);
+    try {
+      const recorded = await store.subscribers.finishAll(done);
+      for (const o of done) {
+        if (!recorded.has(o.id)) {
+          this.deps.logger.warn({ deliveryId: o.id }, "a subscriber message's claim expired before it was recorded");
+        }
+      }
+    } catch (error) {
+      this.deps.logger.error({ err: error }, "subscriber messages could not be recorded");
+      for (const claim of claimed) await this.#handBack(claim);
+    }
     return worked + claimed.length;
   }
 
-  async #deliverOrHandBack(claim: DeliveryClaim): Promise<void> {
+  /** A claim's outcome, sent; undefined when it could not be made (the claim handed back for later). */
+  async #deliverOrHandBack(claim: DeliveryClaim): Promise<DeliveryOutcome | undefined> {
     try {
-      await this.#deliver(claim);
+      return await this.#deliver(claim);
     } catch (error) {
-      this.deps.logger.error({ err: error, deliveryId: claim.id }, "a subscriber's message could not be recorded");
-      const later = iso(this.deps.clock.now().getTime() + retryDelayMs(claim.attempts + 1, this.#random()));
-      await this.deps.store.subscribers.release(claim.id, this.owner, later).catch(() => {});
+      this.deps.logger.error({ err: error, deliveryId: claim.id }, "a subscriber's message could not be sent");
+      await this.#handBack(claim);
+      return undefined;
     }
+  }
+
+  async #handBack(claim: DeliveryClaim): Promise<void> {
+    const later = iso(this.deps.clock.now().getTime() + retryDelayMs(claim.attempts + 1, this.#random()));
+    await this.deps.store.subscribers.release(claim.id, this.owner, later).catch(() => {});
   }
 
   #random(): number {
@@ -279,8 +298,8 @@ export class NoticeSender {
     };
   }
 
-  async #deliver(claim: DeliveryClaim): Promise<void> {
-    const { store, clock, logger } = this.deps;
+  async #deliver(claim: DeliveryClaim): Promise<DeliveryOutcome> {
+    const { clock } = this.deps;
     const hook = isHookKind(claim.kind);
     const { sent, error, bounced } = hook ? await this.#post(claim) : await this.#mail(claim);
     const at = clock.now().getTime();
@@ -288,7 +307,7 @@ export class NoticeSender {
     const expired = at - Date.parse(claim.createdAt) >= DELIVERY_WINDOW_MS;
     // What it told of is gone (the incident deleted): nothing to send, not a failure of the subscriber's.
     const state = error === null ? "delivered" : bounced || expired ? "failed" : "pending";
-    const recorded = await store.subscribers.finish({
+    return {
       id: claim.id,
       owner: this.owner,
       subscriberId: claim.subscriberId,
@@ -301,8 +320,7 @@ export class NoticeSender {
       suspendNow: bounced,
       // A URL subscription holds once its test message is accepted.
       confirms: hook && sent && claim.confirmNonce !== null,
-    });
-    if (!recorded) logger.warn({ deliveryId: claim.id }, "a subscriber message's claim expired before it was recorded");
+    };
   }
 }
 

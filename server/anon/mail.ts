@@ -54,6 +54,8 @@ export class MailSendError extends Error {
 }
 
 // A dead or stalled server must fail the job, not hang it: nodemailer's own defaults are minutes long.
+/** SMTP connections the server keeps open at once (nodemailer's pool), shared by alerts, sign-ups and notices. */
+export const SMTP_POOL_CONNECTIONS = 5;
 export const SMTP_CONNECTION_TIMEOUT_MS = 10_000;
 export const SMTP_GREETING_TIMEOUT_MS = 10_000;
 export const SMTP_SOCKET_TIMEOUT_MS = 30_000;
@@ -99,6 +101,11 @@ function smtpMailer(options: { smtpUrl: string; from: string; logger: Logger; ti
   const server = describeServer(smtpUrl);
   const transport = nodemailer.createTransport({
     url: smtpUrl,
+    // A few connections kept open and reused: a fan-out to many subscribers sends over them, not a connection (and
+    // a TLS handshake) per message.
+    pool: true,
+    maxConnections: SMTP_POOL_CONNECTIONS,
+    maxMessages: Number.POSITIVE_INFINITY,
     connectionTimeout: timeouts.connectionMs ?? SMTP_CONNECTION_TIMEOUT_MS,
     greetingTimeout: timeouts.greetingMs ?? SMTP_GREETING_TIMEOUT_MS,
     socketTimeout: timeouts.socketMs ?? SMTP_SOCKET_TIMEOUT_MS,

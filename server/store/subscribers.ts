@@ -77,6 +77,22 @@ export interface DeliveryClaim {
   pageId: number;
 }
 
+/** What came of one claimed delivery, as finish records it. */
+export interface DeliveryOutcome {
+  id: number;
+  owner: string;
+  subscriberId: string;
+  state: "delivered" | "failed" | "pending";
+  attempts: number;
+  nextAttemptAt: string | null;
+  at: string;
+  error: string | null;
+  suspendAfter: number;
+  suspendNow: boolean;
+  /** A URL kind's test delivery: accepted, it confirms the subscriber. */
+  confirms?: boolean;
+}
+
 /** The page a notice is from, as its messages name and link it. */
 export interface NoticePage {
   id: number;
@@ -913,83 +929,120 @@ export class SubscriberQueries extends Queries {
   }
 
   /**
+   * Records a pass's outcomes in one transaction (as finish does each): the plain deliveries in two statements, the
+   * rest one by one. The ids whose lease was lost are left out of the answer.
+   */
+  finishAll(outcomes: DeliveryOutcome[]): Promise<Set<number>> {
+    return this.transaction(async (trx) => {
+      const recorded = new Set<number>();
+      // The plain deliveries of one sender's pass: two statements for all of them.
+      const owner = outcomes[0]?.owner;
+      const plain = outcomes.filter(
+        (o) => o.state === "delivered" && o.error === null && !o.confirms && o.owner === owner,
+      );
+      if (owner !== undefined && plain.length > 0) {
+        const at = plain.reduce((latest, o) => (o.at > latest ? o.at : latest), "");
+        const done = await trx
+          .updateTable("subscriber_deliveries")
+          .set((eb) => ({
+            state: "delivered",
+            attempts: eb("attempts", "+", 1),
+            next_attempt_at: at,
+            finished_at: at,
+            last_error: null,
+            lease_owner: null,
+            lease_until: null,
+          }))
+          .where(
+            "id",
+            "in",
+            plain.map((o) => o.id),
+          )
+          .where("lease_owner", "=", owner)
+          .returning(["id", "subscriber_id"])
+          .execute();
+        for (const row of done) recorded.add(row.id);
+        const subscribers = [...new Set(done.map((row) => row.subscriber_id))];
+        if (subscribers.length > 0) {
+          await trx
+            .updateTable("subscribers")
+            .set({ failures: 0 })
+            .where("id", "in", subscribers)
+            .where("failures", "<>", 0)
+            .execute();
+        }
+      }
+      const batched = new Set(plain);
+      for (const o of outcomes) {
+        if (!batched.has(o) && (await this.finishIn(trx, o))) recorded.add(o.id);
+      }
+      return recorded;
+    });
+  }
+
+  /**
    * Records a delivery's outcome if `owner` still holds its lease: delivered, failed for good, or pending again at
    * `nextAttemptAt`. A delivered one clears the subscriber's failures; one given up counts one, and `suspendNow` (a
    * hard bounce) or `suspendAfter` deliveries given up in a row suspend the subscriber with its reason. False when
    * the lease was lost.
    */
-  finish(o: {
-    id: number;
-    owner: string;
-    subscriberId: string;
-    state: "delivered" | "failed" | "pending";
-    attempts: number;
-    nextAttemptAt: string | null;
-    at: string;
-    error: string | null;
-    suspendAfter: number;
-    suspendNow: boolean;
-    /** A URL kind's test delivery: accepted, it confirms the subscriber. */
-    confirms?: boolean;
-  }): Promise<boolean> {
-    return this.transaction(async (trx) => {
-      const result = await trx
-        .updateTable("subscriber_deliveries")
-        .set({
-          state: o.state,
-          attempts: o.attempts,
-          next_attempt_at: o.nextAttemptAt ?? o.at,
-          finished_at: o.state === "pending" ? null : o.at,
-          last_error: o.error,
-          lease_owner: null,
-          lease_until: null,
-        })
-        .where("id", "=", o.id)
-        .where("lease_owner", "=", o.owner)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) return false;
-      if (o.state === "delivered") {
-        await trx.updateTable("subscribers").set({ failures: 0 }).where("id", "=", o.subscriberId).execute();
-        if (o.confirms) {
-          await trx
-            .updateTable("subscribers")
-            .set({
-              state: "confirmed",
-              confirmed_at: o.at,
-              confirm_hash: null,
-              confirm_nonce: null,
-              confirm_expires_at: null,
-            })
-            .where("id", "=", o.subscriberId)
-            .where("state", "=", "pending")
-            .execute();
-        }
-        return true;
-      }
-      // A retry to come is no failure yet; a delivery given up is one.
-      if (o.state === "pending" && !o.suspendNow) return true;
-      const subscriber = await trx
-        .updateTable("subscribers")
-        .set((eb) => ({ failures: eb("failures", "+", 1) }))
-        .where("id", "=", o.subscriberId)
-        .returning("failures")
-        .executeTakeFirst();
-      if (subscriber && (o.suspendNow || subscriber.failures >= o.suspendAfter)) {
+  private async finishIn(trx: Kysely<Database>, o: DeliveryOutcome): Promise<boolean> {
+    const result = await trx
+      .updateTable("subscriber_deliveries")
+      .set({
+        state: o.state,
+        attempts: o.attempts,
+        next_attempt_at: o.nextAttemptAt ?? o.at,
+        finished_at: o.state === "pending" ? null : o.at,
+        last_error: o.error,
+        lease_owner: null,
+        lease_until: null,
+      })
+      .where("id", "=", o.id)
+      .where("lease_owner", "=", o.owner)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    if (o.state === "delivered") {
+      await trx.updateTable("subscribers").set({ failures: 0 }).where("id", "=", o.subscriberId).execute();
+      if (o.confirms) {
         await trx
           .updateTable("subscribers")
-          .set({ state: "suspended", suspended_reason: o.error })
+          .set({
+            state: "confirmed",
+            confirmed_at: o.at,
+            confirm_hash: null,
+            confirm_nonce: null,
+            confirm_expires_at: null,
+          })
           .where("id", "=", o.subscriberId)
-          .execute();
-        // Nothing more goes to a suspended subscriber.
-        await trx
-          .updateTable("subscriber_deliveries")
-          .set({ state: "failed", finished_at: o.at, last_error: "the subscriber is suspended" })
-          .where("subscriber_id", "=", o.subscriberId)
           .where("state", "=", "pending")
           .execute();
       }
       return true;
-    });
+    }
+    // A retry to come is no failure yet; a delivery given up is one.
+    if (o.state === "pending" && !o.suspendNow) return true;
+    const subscriber = await trx
+      .updateTable("subscribers")
+      .set((eb) => ({ failures: eb("failures", "+", 1) }))
+      .where("id", "=", o.subscriberId)
+      .returning("failures")
+      .executeTakeFirst();
+    if (subscriber && (o.suspendNow || subscriber.failures >= o.suspendAfter)) {
+      await trx
+        .updateTable("subscribers")
+        .set({ state: "suspended", suspended_reason: o.error })
+        .where("id", "=", o.subscriberId)
+        .execute();
+      // Nothing more goes to a suspended subscriber.
+      await trx
+        .updateTable("subscriber_deliveries")
+        .set({ state: "failed", finished_at: o.at, last_error: "the subscriber is suspended" })
+        .where("subscriber_id", "=", o.subscriberId)
+        .where("state", "=", "pending")
+        .execute();
+    }
+    return true;
   }
 
   /** Hands a claim back for later (its outcome could not be recorded). */

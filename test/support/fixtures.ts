@@ -193,3 +193,29 @@ export const publicPageView = (overrides: Record<string, unknown> = {}) => ({
   maintenance: [],
   ...overrides,
 });
+
+/**
+ * `count` confirmed e-mail subscribers of a page (s0@bench.test, …), written as confirmed sign-ups leave them, in
+ * batches: what bench:subscribers fans out to.
+ */
+export async function insertConfirmedSubscribers(store: Store, pageId: number, count: number): Promise<void> {
+  const now = new Date(Date.now() - 60_000).toISOString();
+  for (let i = 0; i < count; i += 500) {
+    await store.db
+      .insertInto("subscribers")
+      .values(
+        Array.from({ length: Math.min(500, count - i) }, (_, k) => ({
+          id: `sub_${(i + k).toString(16).padStart(24, "0")}`,
+          page_id: pageId,
+          kind: "email",
+          address: `s${i + k}@bench.test`,
+          state: "confirmed",
+          manage_nonce: `bench-nonce-${i + k}`,
+          manage_hash: `bench-${i + k}`,
+          created_at: now,
+          confirmed_at: now,
+        })),
+      )
+      .execute();
+  }
+}
