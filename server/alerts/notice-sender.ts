@@ -128,7 +128,6 @@ export class NoticeSender {
     if (now - this.#sweptAt >= MAINTENANCE_SWEEP_EVERY_MS || now < this.#sweptAt) {
       this.#sweptAt = now;
       worked += await store.subscribers.sweepMaintenance(iso(now));
-      worked += await store.subscribers.sweepResolutions(iso(now));
     }
     if (await store.subscribers.anyToFanOut()) {
       if (await store.subscribers.fanOutStep(iso(now))) worked++;

@@ -14,7 +14,6 @@ import {
 } from "./monitored.ts";
 import type { Database } from "./schema.ts";
 import { incidentPolicyOf, type PageQueries } from "./status-pages.ts";
-import { resolutionKey } from "./subscribers.ts";
 
 /** A new, resumed or reconfigured site is checked at a random moment within this many ms: soon, but spread. */
 export const FIRST_CHECK_SPREAD_MS = 3000;
@@ -524,20 +523,10 @@ export class CheckQueries extends Queries {
       .execute();
     await this.pages.touch(write.pageId, now, trx);
     // The engine's own updates between (still down, degraded again) tell subscribers nothing: its incident's
-    // publication and resolution do. A resolution is told once it has held (SubscriberQueries.sweepResolutions), so a
-    // site that flaps tells its subscribers nothing until it is steady; an incident re-opened after its resolution
-    // was told is told again.
-    if (current.published_at !== null && write.status !== "resolved" && current.resolved_at !== null) {
-      const told = await trx
-        .selectFrom("subscriber_notices")
-        .select("id")
-        .where("page_id", "=", write.pageId)
-        .where("key", "=", resolutionKey(write.incidentId, current.resolved_at))
-        .executeTakeFirst();
-      if (told) {
-        const key = `incident:${write.incidentId}:update:${update.id}`;
-        await this.incidents.notice(trx, write.pageId, write.incidentId, "updated", key, now);
-      }
+    // publication and resolution do.
+    if (current.published_at !== null && write.status === "resolved") {
+      const key = `incident:${write.incidentId}:update:${update.id}`;
+      await this.incidents.notice(trx, write.pageId, write.incidentId, "resolved", key, now);
     }
   }
 

@@ -167,13 +167,6 @@ const mayBeTold =
     return chosen.length === 0 || chosen.some((id) => touched.has(id));
   };
 
-/** The key of an automatic incident's resolution notice: one per time it resolved. */
-export const resolutionKey = (incidentId: number, resolvedAt: string) =>
-  `incident:${incidentId}:resolved:${resolvedAt}`;
-
-/** How long an automatic incident's resolution holds before subscribers are told (a flapping site re-opens it). */
-export const RESOLUTION_HOLD_MS = 5 * 60_000;
-
 /** How many subscribers one fan-out step reads. */
 export const FAN_OUT_BATCH = 1000;
 
@@ -638,57 +631,6 @@ export class SubscriberQueries extends Queries {
       .onConflict((oc) => oc.columns(["page_id", "key"]).doNothing())
       .execute();
     return pages.length;
-  }
-
-  /**
-   * Tells of automatic incidents' resolutions once they have held RESOLUTION_HOLD_MS (and within a day): a site that
-   * flaps re-opens its incident within that time and its subscribers hear nothing of each recovery. Once per
-   * resolution (its key names the time), whichever process sees it first. Returns how many notices it wrote.
-   */
-  sweepResolutions(now: string): Promise<number> {
-    const nowMs = Date.parse(now);
-    const heldSince = new Date(nowMs - RESOLUTION_HOLD_MS).toISOString();
-    const since = new Date(nowMs - MAINTENANCE_SWEEP_LOOKBACK_MS).toISOString();
-    return this.transaction(async (trx) => {
-      const resolved = await trx
-        .selectFrom("incidents")
-        .select(["id", "page_id", "resolved_at"])
-        .where("site_id", "is not", null)
-        .where("published_at", "is not", null)
-        .where("status", "=", "resolved")
-        .where("resolved_at", "<=", heldSince)
-        .where("resolved_at", ">", since)
-        .execute();
-      let written = 0;
-      for (const incident of resolved) {
-        const key = resolutionKey(incident.id, incident.resolved_at as string);
-        const told = await trx
-          .selectFrom("subscriber_notices")
-          .select("id")
-          .where("page_id", "=", incident.page_id)
-          .where("key", "=", key)
-          .executeTakeFirst();
-        if (told) continue;
-        const latest = await trx
-          .selectFrom("incident_updates")
-          .select("id")
-          .where("incident_id", "=", incident.id)
-          .orderBy("created_at", "desc")
-          .orderBy("id", "desc")
-          .executeTakeFirst();
-        if (!latest) continue;
-        await this.writeNotice(trx, {
-          pageId: incident.page_id,
-          incidentId: incident.id,
-          updateId: latest.id,
-          event: "resolved",
-          key,
-          at: now,
-        });
-        written++;
-      }
-      return written;
-    });
   }
 
   /**
