@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../clock.ts";
+import { storableText } from "../contract/common.ts";
 import { FAILURES_TO_SUSPEND, isHookKind } from "../contract/subscribers.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
@@ -73,7 +74,10 @@ const hardBounce = (error: unknown) => {
 
 /** A send's error as the owner reads it: the mail server's reply, without the server's address. */
 const reasonOf = (error: unknown) =>
-  String((error as Error).message ?? error).replace(/^SMTP send via \S+ failed(?: \[\w+\])?(?: \([^)]*\))?: /, "");
+  storableText(String((error as Error).message ?? error)).replace(
+    /^SMTP send via \S+ failed(?: \[\w+\])?(?: \([^)]*\))?: /,
+    "",
+  );
 
 export class NoticeSender {
   readonly owner = `notices_${randomBytes(6).toString("hex")}`;
@@ -152,8 +156,13 @@ export class NoticeSender {
         }
       }
     } catch (error) {
-      this.deps.logger.error({ err: error }, "subscriber messages could not be recorded");
-      for (const claim of claimed) await this.#handBack(claim);
+      // One by one, so that what was sent is recorded as sent (handing it back would send it again).
+      this.deps.logger.error({ err: error }, "subscriber messages could not be recorded together");
+      for (const o of done) {
+        await store.subscribers.finishOne(o).catch((cause: unknown) => {
+          this.deps.logger.error({ err: cause, deliveryId: o.id }, "a subscriber message could not be recorded");
+        });
+      }
     }
     return worked + claimed.length;
   }
@@ -225,13 +234,15 @@ export class NoticeSender {
     const message = await this.#message(claim);
     if (!message) return { sent: false, error: null, bounced: false };
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // Well within the claim, as alerts' deliveries are: an outcome recorded after the lease is lost.
+    const bound = Math.min(MAIL_TIMEOUT_MS, (this.deps.leaseMs ?? 60_000) / 2);
     try {
       await Promise.race([
         this.deps.mailer.send({ to: claim.address, ...message }),
         new Promise<never>((_, reject) => {
           timer = setTimeout(
-            () => reject(new Error(`the mail server did not accept it within ${MAIL_TIMEOUT_MS / 1000} s`)),
-            MAIL_TIMEOUT_MS,
+            () => reject(new Error(`the mail server did not accept it within ${bound / 1000} s`)),
+            bound,
           );
         }),
       ]);

@@ -932,7 +932,8 @@ export class SubscriberQueries extends Queries {
    * Records a pass's outcomes in one transaction (as finish does each): the plain deliveries in two statements, the
    * rest one by one. The ids whose lease was lost are left out of the answer.
    */
-  finishAll(outcomes: DeliveryOutcome[]): Promise<Set<number>> {
+  async finishAll(outcomes: DeliveryOutcome[]): Promise<Set<number>> {
+    if (outcomes.length === 0) return new Set();
     return this.transaction(async (trx) => {
       const recorded = new Set<number>();
       // The plain deliveries of one sender's pass: two statements for all of them.
@@ -978,6 +979,11 @@ export class SubscriberQueries extends Queries {
       }
       return recorded;
     });
+  }
+
+  /** Records one outcome in a transaction of its own (finishAll's fallback). */
+  finishOne(o: DeliveryOutcome): Promise<boolean> {
+    return this.transaction((trx) => this.finishIn(trx, o));
   }
 
   /**
