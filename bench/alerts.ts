@@ -26,11 +26,10 @@
  * target's failure to the end of the wait. No figure is judged here; figures compare within one run only (the
  * machine is shared).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -48,7 +47,7 @@ import { newId } from "../server/store/connection.ts";
 import { newSiteRecord } from "../server/store/site-columns.ts";
 import { openStore, type Store } from "../server/store/store.ts";
 import { insertScheduledSites } from "../test/support/fixtures.ts";
-import { quantile } from "./stats.ts";
+import { ask, child, load, quantile, round, sleep } from "./stats.ts";
 
 const SITES = Number(process.env.BENCH_ALERT_SITES ?? 10_000);
 const INTERVAL_S = Number(process.env.BENCH_ALERT_INTERVAL ?? 30);
@@ -57,13 +56,6 @@ const WAIT_S = Number(process.env.BENCH_ALERT_WAIT ?? 120);
 const HANGING = Math.min(SITES, Number(process.env.BENCH_ALERT_HANGING ?? 1000));
 const WIDE = Number(process.env.BENCH_ALERT_WIDE ?? 1000);
 const FAILURE = process.env.BENCH_ALERT_FAILURE === "reset" ? "reset" : "500";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-const load = () =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" / ");
 
 // ---------------------------------------------------------------------------------------------------------------
 // The children: the check target and the webhook receiver, each answering the parent's questions over IPC.
@@ -130,23 +122,6 @@ function runReceiver(): void {
     process.send?.(message.ask === "report" ? { ...counts, received } : counts);
   });
   server.listen(0, "127.0.0.1", () => process.send?.({ port: (server.address() as AddressInfo).port }));
-}
-
-/** This file again in a child process with `role`, and its first message. */
-async function child<T>(role: string): Promise<{ process: ChildProcess; first: T }> {
-  const started = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), role], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const first = await new Promise<T>((resolve) => started.once("message", (m) => resolve(m as T)));
-  return { process: started, first };
-}
-
-/** Sends `message` to a child and waits for its answer (one question at a time). */
-function ask<T>(to: ChildProcess, message: unknown): Promise<T> {
-  return new Promise<T>((resolve) => {
-    to.once("message", (m) => resolve(m as T));
-    to.send(message as never);
-  });
 }
 
 interface ReceiverCounts {
@@ -282,8 +257,8 @@ async function main(): Promise<void> {
     `bench:alerts — ${SITES} sites every ${INTERVAL_S} s (${round(SITES / INTERVAL_S)} checks/s), target failing with ${FAILURE === "reset" ? "closed connections" : "HTTP 500"}; ${cores} cores, load average ${load()}, Node ${process.version}`,
   );
   const dataDir = mkdtempSync(join(tmpdir(), "porchlight-bench-alerts-"));
-  const target = await child<{ port: number }>("target");
-  const receiver = await child<{ port: number }>("receiver");
+  const target = await child<{ port: number }>(fileURLToPath(import.meta.url), "target");
+  const receiver = await child<{ port: number }>(fileURLToPath(import.meta.url), "receiver");
   const receiverOrigin = `http://127.0.0.1:${receiver.first.port}`;
   const config = loadConfig({
     PORCHLIGHT_DATA_DIR: dataDir,

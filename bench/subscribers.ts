@@ -13,11 +13,10 @@
  * what is then undelivered is reported with the rate reached. No figure is judged here; figures compare within one
  * run only (the machine is shared).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SMTPServer } from "smtp-server";
@@ -29,18 +28,11 @@ import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore } from "../server/store/store.ts";
 import { insertConfirmedSubscribers } from "../test/support/fixtures.ts";
-import { quantile } from "./stats.ts";
+import { ask, child, load, quantile, round, sleep } from "./stats.ts";
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100_000);
 const WAIT_S = Number(process.env.BENCH_SUBSCRIBERS_WAIT ?? 600);
 const READ_WINDOW_MS = 3000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-const load = () =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" / ");
 
 /** The SMTP sink: accepts every message, counts them per recipient, answers the parent's questions over IPC. */
 function runSink(): void {
@@ -70,27 +62,12 @@ function runSink(): void {
   server.listen(0, "127.0.0.1", () => process.send?.({ port: (server.server.address() as AddressInfo).port }));
 }
 
-async function child<T>(role: string): Promise<{ process: ChildProcess; first: T }> {
-  const started = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), role], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const first = await new Promise<T>((resolve) => started.once("message", (m) => resolve(m as T)));
-  return { process: started, first };
-}
-
-function ask<T>(to: ChildProcess): Promise<T> {
-  return new Promise<T>((resolve) => {
-    to.once("message", (m) => resolve(m as T));
-    to.send({ ask: "count" });
-  });
-}
-
 async function main(): Promise<void> {
   console.log(
     `bench:subscribers — ${SUBSCRIBERS} confirmed e-mail subscribers, one published incident; ${availableParallelism()} cores, load average ${load()}, Node ${process.version}`,
   );
   const dataDir = mkdtempSync(join(tmpdir(), "porchlight-bench-subscribers-"));
-  const sink = await child<{ port: number }>("sink");
+  const sink = await child<{ port: number }>(fileURLToPath(import.meta.url), "sink");
   const receiver = createServer((req, res) => {
     req.resume();
     req.on("end", () => res.writeHead(200).end("ok"));
@@ -177,14 +154,14 @@ async function main(): Promise<void> {
   sender.start();
   const readsDuring = await reads();
   const alertsDuring = await alerts();
-  let counts = await ask<{ messages: number; addresses: number; repeated: number }>(sink.process);
+  let counts = await ask<{ messages: number; addresses: number; repeated: number }>(sink.process, { ask: "count" });
   // From here on the fan-out runs alone: its own rate and CPU per message, without the reads' share.
   const alone = { at: Date.now(), messages: counts.messages, cpu: process.cpuUsage() };
   let last = { at: Date.now(), messages: counts.messages };
   const deadline = published + WAIT_S * 1000;
   while (counts.messages < SUBSCRIBERS && Date.now() < deadline) {
     await sleep(250);
-    counts = await ask(sink.process);
+    counts = await ask(sink.process, { ask: "count" });
     if (counts.messages !== last.messages) last = { at: Date.now(), messages: counts.messages };
   }
   const used = process.cpuUsage(cpu);
