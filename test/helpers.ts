@@ -348,6 +348,15 @@ export async function startServer(env: Record<string, string>): Promise<Running>
   };
 }
 
+/** Sends `signal` to a child still running and resolves once it has exited (at once when it already has). */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill(signal);
+  });
+}
+
 /** For each path parameter of the route table, a value that is well formed but names nothing (the unknown's 404). */
 export const UNKNOWN_PARAMS: Record<string, string> = {
   siteId: "000000000000000000000000",

@@ -18,6 +18,7 @@ import type { AlertMailer, DeliveryDeps } from "./deliver.ts";
 import { deliver, MAIL_TIMEOUT_MS } from "./deliver.ts";
 import { confirmationEmail, type NoticeEmail, noticeEmail } from "./notice-emails.ts";
 import { type HookSettings, hookRequest } from "./notice-hooks.ts";
+import { KEEP_LOG_MS, PRUNE_EVERY_MS } from "./sender.ts";
 
 export interface NoticeSenderDeps {
   store: Store;
@@ -40,9 +41,6 @@ export interface NoticeSenderDeps {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const STOP_WAIT_MS = 3000;
-/** Finished deliveries and the notices done with are kept this long (the owner reads why one failed), pruned hourly. */
-export const KEEP_LOG_MS = 30 * 86_400_000;
-const PRUNE_EVERY_MS = 3_600_000;
 /** How often a sender looks for maintenance that began or ended (SubscriberQueries.sweepMaintenance). */
 export const MAINTENANCE_SWEEP_EVERY_MS = 15_000;
 

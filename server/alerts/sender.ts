@@ -36,9 +36,9 @@ export interface SenderDeps {
 const iso = (ms: number) => new Date(ms).toISOString();
 /** How long a stop waits for the deliveries under way. */
 const STOP_WAIT_MS = 3000;
-/** How long finished deliveries (and their attempts) stay in the log. */
-const KEEP_LOG_MS = 30 * 86_400_000;
-const PRUNE_EVERY_MS = 3_600_000;
+/** How long finished deliveries (and their attempts) stay in the log, alerts' and subscribers' alike; pruned hourly. */
+export const KEEP_LOG_MS = 30 * 86_400_000;
+export const PRUNE_EVERY_MS = 3_600_000;
 
 export class AlertSender {
   readonly owner = `sender_${randomBytes(6).toString("hex")}`;

@@ -9,6 +9,7 @@ import {
   type StoreKind,
   seedOwner,
   spawnPorchlight,
+  stopChild,
   testConfig,
   useStore,
 } from "../helpers.ts";
@@ -83,12 +84,7 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.server.close(resolve));
 });
 
-const killed = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
+const killed = (child: ChildProcess) => stopChild(child, "SIGKILL");
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const total = (counts: Map<string, number>) => [...counts.values()].reduce((sum, n) => sum + n, 0);
@@ -285,17 +281,7 @@ describeStores("alert delivery through SIGKILL", (kind) => {
     } finally {
       sampling = false;
       await sampler.catch(() => {});
-      const running = spawned.filter((child) => child.exitCode === null && child.signalCode === null);
-      for (const child of running) child.kill("SIGTERM");
-      await Promise.all(
-        running.map(
-          (child) =>
-            new Promise<void>((resolve) => {
-              if (child.exitCode !== null || child.signalCode !== null) return resolve();
-              child.once("exit", () => resolve());
-            }),
-        ),
-      );
+      await Promise.all(spawned.map((child) => stopChild(child, "SIGTERM")));
     }
   }, 180_000);
 });

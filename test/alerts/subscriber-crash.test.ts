@@ -9,6 +9,7 @@ import {
   type StoreKind,
   seedOwner,
   spawnPorchlight,
+  stopChild,
   TestClock,
   testConfig,
   useStore,
@@ -64,12 +65,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => smtp?.close(() => resolve()));
 });
 
-const killed = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
+const killed = (child: ChildProcess) => stopChild(child, "SIGKILL");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // PostgreSQL only: two workers claiming side by side is the case the kills test (SQLite runs one worker at a time,
@@ -189,17 +185,7 @@ describe.skipIf(!hasPostgres)(
             `${[...copies.values()].filter((n) => n > 1).length} addresses with a repeat); ${receivedWhileKilling} sent while killing`,
         );
       } finally {
-        const running = spawned.filter((child) => child.exitCode === null && child.signalCode === null);
-        for (const child of running) child.kill("SIGTERM");
-        await Promise.all(
-          running.map(
-            (child) =>
-              new Promise<void>((resolve) => {
-                if (child.exitCode !== null || child.signalCode !== null) return resolve();
-                child.once("exit", () => resolve());
-              }),
-          ),
-        );
+        await Promise.all(spawned.map((child) => stopChild(child, "SIGTERM")));
       }
     }, 240_000);
   },
