@@ -44,6 +44,7 @@ describeStores("store", (kind) => {
       "0015_monitor_kinds",
       "0016_check_found",
       "0017_subscribers",
+      "0018_resolution_hold",
     ]);
     await again.close();
   });

@@ -41,8 +41,11 @@ export interface NoticeSenderDeps {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const STOP_WAIT_MS = 3000;
-/** How often a sender looks for maintenance that began or ended (SubscriberQueries.sweepMaintenance). */
-export const MAINTENANCE_SWEEP_EVERY_MS = 15_000;
+/**
+ * How often a sender looks for maintenance that began or ended (SubscriberQueries.sweepMaintenance) and for the
+ * engine's resolutions whose hold has passed (IncidentQueries.tellHeldResolutions).
+ */
+export const SWEEP_EVERY_MS = 15_000;
 
 /** What came of sending one message: sent at all (false: what it told of is gone), and the refusal if any. */
 interface Outcome {
@@ -127,9 +130,10 @@ export class NoticeSender {
       this.#prunedAt = now;
       await store.subscribers.prune(iso(now - KEEP_LOG_MS));
     }
-    if (now - this.#sweptAt >= MAINTENANCE_SWEEP_EVERY_MS || now < this.#sweptAt) {
+    if (now - this.#sweptAt >= SWEEP_EVERY_MS || now < this.#sweptAt) {
       this.#sweptAt = now;
       worked += await store.subscribers.sweepMaintenance(iso(now));
+      worked += await store.incidents.tellHeldResolutions(iso(now));
     }
     if (await store.subscribers.anyToFanOut()) {
       if (await store.subscribers.fanOutStep(iso(now))) worked++;

@@ -2,7 +2,7 @@ import { type Insertable, type Kysely, sql } from "kysely";
 import type { IncidentPolicy } from "../contract/status-page.ts";
 import type { AlertDelivery, AlertQueries } from "./alerts.ts";
 import { type Connection, newId, Queries } from "./connection.ts";
-import type { IncidentQueries } from "./incidents.ts";
+import { type IncidentQueries, RESOLUTION_HOLD_MS } from "./incidents.ts";
 import {
   type ClaimedCheck,
   changeColumns,
@@ -504,13 +504,23 @@ export class CheckQueries extends Queries {
       })
       .returning("id")
       .executeTakeFirstOrThrow();
+    // Locked (PostgreSQL) against the sweep that tells held resolutions, so that a re-opening and that sweep see
+    // each other's word.
     const current = await trx
       .selectFrom("incidents")
-      .select(["resolved_at", "published_at"])
+      .select(["resolved_at", "published_at", "resolution_due_at"])
       .where("id", "=", write.incidentId)
+      .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
       .executeTakeFirstOrThrow();
+    const resolving = write.status === "resolved";
+    const told = current.published_at !== null;
     // Resolving keeps an earlier resolution time; any other status re-opens.
-    const resolvedAt = write.status === "resolved" ? (current.resolved_at ?? write.at) : null;
+    const resolvedAt = resolving ? (current.resolved_at ?? write.at) : null;
+    // Subscribers hear of the engine's resolution once the service has stayed up RESOLUTION_HOLD_MS; a re-opening
+    // meanwhile drops it unheard, and one after it is told (they were told it was resolved).
+    const holdUntil =
+      resolving && told && current.resolved_at === null ? iso(Date.parse(now) + RESOLUTION_HOLD_MS) : null;
+    const reopening = !resolving && current.resolved_at !== null;
     await trx
       .updateTable("incidents")
       .set({
@@ -518,15 +528,16 @@ export class CheckQueries extends Queries {
         resolved_at: resolvedAt,
         updated_at: now,
         ...(write.publishAt !== undefined ? { publish_at: write.publishAt } : {}),
+        ...(holdUntil !== null || reopening ? { resolution_due_at: holdUntil } : {}),
       })
       .where("id", "=", write.incidentId)
       .execute();
     await this.pages.touch(write.pageId, now, trx);
     // The engine's own updates between (still down, degraded again) tell subscribers nothing: its incident's
-    // publication and resolution do.
-    if (current.published_at !== null && write.status === "resolved") {
+    // publication, its held resolution and a re-opening after a resolution they heard of do.
+    if (told && reopening && current.resolution_due_at === null) {
       const key = `incident:${write.incidentId}:update:${update.id}`;
-      await this.incidents.notice(trx, write.pageId, write.incidentId, "resolved", key, now);
+      await this.incidents.notice(trx, write.pageId, write.incidentId, "updated", key, now);
     }
   }
 

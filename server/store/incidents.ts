@@ -90,6 +90,13 @@ export type AffectedItem = number | { id: number; status: string };
 const AFFECTED_ORDER = ["major_outage", "partial_outage", "degraded", "maintenance", "operational"];
 
 /**
+ * How long the engine's resolution of an incident waits before subscribers are told: a service that goes down
+ * again within it re-opens the incident without a word (a flapping service mails nothing per flap), and one that
+ * stays up is told resolved once.
+ */
+export const RESOLUTION_HOLD_MS = 5 * 60_000;
+
+/**
  * What editUpdate did: moved or reworded the update, or nothing, because the incident or the update is gone, or `at`
  * would put it out of the incident's order (`refused`, bounded by `bound`).
  */
@@ -233,6 +240,12 @@ export class IncidentQueries extends Queries {
     key: string,
     at: string,
   ): Promise<void> {
+    const updateId = await this.latestUpdate(trx, incidentId);
+    await this.subscribers.writeNotice(trx, { pageId, incidentId, updateId, event, key, at });
+  }
+
+  /** The id of an incident's latest update (by time, then entry). */
+  private async latestUpdate(trx: Kysely<Database>, incidentId: number): Promise<number> {
     const latest = await trx
       .selectFrom("incident_updates")
       .select("id")
@@ -241,7 +254,7 @@ export class IncidentQueries extends Queries {
       .orderBy("id", "desc")
       .limit(1)
       .executeTakeFirstOrThrow();
-    await this.subscribers.writeNotice(trx, { pageId, incidentId, updateId: latest.id, event, key, at });
+    return latest.id;
   }
 
   /** Names the items an incident affects, in place of those named before; an item named twice counts once, worst. */
@@ -323,11 +336,67 @@ export class IncidentQueries extends Queries {
         return { ok: false, refused: "before-latest", bound: latestAt };
       }
       const updateId = await this.write(trx, pageId, incidentId, update.status, update.message, at, now);
+      // The owner's word replaces a resolution the engine was holding: told now (or, with notify false, not at all).
+      await this.dropHeldResolution(trx, incidentId);
       if (update.notify !== false && incident.published_at !== null) {
         const event = update.status === "resolved" ? "resolved" : "updated";
         await this.notice(trx, pageId, incidentId, event, `incident:${incidentId}:update:${updateId}`, now);
       }
       return { ok: true };
+    });
+  }
+
+  /** Forgets a held resolution of the engine's (tellHeldResolutions): what was said since supersedes it. */
+  async dropHeldResolution(trx: Kysely<Database>, incidentId: number): Promise<void> {
+    await trx
+      .updateTable("incidents")
+      .set({ resolution_due_at: null })
+      .where("id", "=", incidentId)
+      .where("resolution_due_at", "is not", null)
+      .execute();
+  }
+
+  /**
+   * Tells subscribers of the engine's resolutions whose hold (RESOLUTION_HOLD_MS) has passed with the incident
+   * still resolved. Any process may run it at any time: each incident is locked, taken only while its hold is
+   * still set (a re-opening clears it), and its notice's key is the resolving update's. Returns how many it told.
+   */
+  tellHeldResolutions(now: string): Promise<number> {
+    return this.transaction(async (trx) => {
+      const due = await trx
+        .selectFrom("incidents")
+        .select(["id", "page_id"])
+        .where("resolution_due_at", "<=", now)
+        .orderBy("resolution_due_at")
+        .limit(100)
+        .$if(this.dialect === "postgres", (qb) => qb.forUpdate().skipLocked())
+        .execute();
+      let told = 0;
+      for (const { id, page_id } of due) {
+        const taken = await trx
+          .updateTable("incidents")
+          .set({ resolution_due_at: null })
+          .where("id", "=", id)
+          .where("resolution_due_at", "<=", now)
+          .where("status", "=", "resolved")
+          .where("published_at", "is not", null)
+          .executeTakeFirst();
+        if (Number(taken.numUpdatedRows) === 0) {
+          await this.dropHeldResolution(trx, id);
+          continue;
+        }
+        const latest = await this.latestUpdate(trx, id);
+        await this.subscribers.writeNotice(trx, {
+          pageId: page_id,
+          incidentId: id,
+          updateId: latest,
+          event: "resolved",
+          key: `incident:${id}:update:${latest}`,
+          at: now,
+        });
+        told++;
+      }
+      return told;
     });
   }
 

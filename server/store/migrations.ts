@@ -729,6 +729,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       }),
     },
+    "0018_resolution_hold": {
+      up: atomically(dialect, async (db) => {
+        // An automatic incident's resolution is told to subscribers once the service has stayed up this long (the
+        // engine's re-opening within it tells nothing): when that is due; null when nothing waits.
+        await db.schema.alterTable("incidents").addColumn("resolution_due_at", "text").execute();
+        await db.schema.createIndex("incidents_resolution_due").on("incidents").column("resolution_due_at").execute();
+      }),
+    },
   };
 }
 

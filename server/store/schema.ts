@@ -339,6 +339,11 @@ export interface Database {
     published_at: string | null;
     /** When the engine publishes it (a page that publishes after a delay); null: not by time. */
     publish_at: Generated<string | null>;
+    /**
+     * When subscribers are told of the engine's resolution, should the service stay up until then (a flap's
+     * re-opening meanwhile tells nothing); null: nothing is waiting (told, or not the engine's).
+     */
+    resolution_due_at: Generated<string | null>;
   };
   incident_items: {
     incident_id: number;

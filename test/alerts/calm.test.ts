@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
+import type { NoticeSender } from "../../server/alerts/notice-sender.ts";
 import type { AlertSender } from "../../server/alerts/sender.ts";
 import { AlertEvent } from "../../server/contract/alerts.ts";
 import type { Store } from "../../server/store/store.ts";
-import { appWithEngine, testSender } from "../api/with-engine.ts";
+import { appWithEngine, testNoticeSender, testSender } from "../api/with-engine.ts";
 import { client, describeStores, seedOwner, TestClock, useStore } from "../helpers.ts";
 import { listen } from "../support/listen.ts";
 
@@ -49,6 +50,7 @@ describeStores("calm alerts and one incident per outage", (kind) => {
   let made: ReturnType<typeof appWithEngine>;
   let api: ReturnType<typeof client>;
   let sender: AlertSender;
+  let notices: NoticeSender;
 
   useStore(kind, { each: true }, async (opened) => {
     ({ store } = opened);
@@ -56,6 +58,7 @@ describeStores("calm alerts and one incident per outage", (kind) => {
     made = appWithEngine(store, clock, { PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
     api = client(made.app, (await seedOwner(store, "stack")).token);
     sender = testSender(store, clock);
+    notices = testNoticeSender(store, clock);
     received = [];
     failing = false;
     return () => made.engine.stop();
@@ -96,6 +99,7 @@ describeStores("calm alerts and one incident per outage", (kind) => {
   const tick = async () => {
     await made.engine.runOnce();
     while ((await sender.tick()) > 0);
+    while ((await notices.tick()) > 0);
   };
   /** `n` steps of 30 s, each checked. */
   const steps = async (n: number) => {
@@ -235,6 +239,76 @@ describeStores("calm alerts and one incident per outage", (kind) => {
     await outage();
     expect(await incidents()).toHaveLength(3);
     expect((await incidents()).every((i) => i.status === "resolved")).toBe(true);
+  });
+
+  /** What the page's subscribers were told, in order: the notices' events. */
+  const told = async () =>
+    (await store.db.selectFrom("subscriber_notices").select("event").orderBy("id").execute()).map((n) => n.event);
+
+  test("subscribers of a flapping site hear it went down, then resolved once it holds (5 minutes); a re-opening after that is told", async () => {
+    await setUp({ policy: { publish: "immediately" }, rule: { flapping: null } });
+    // Down and back every minute for 10 minutes: each recovery resolves the incident, each outage re-opens it.
+    for (let minute = 0; minute < 10; minute++) {
+      failing = minute % 2 === 0;
+      await steps(2);
+    }
+    failing = false;
+    const [incident] = await incidents();
+    expect((await updates(incident?.id as number)).filter((u) => u.status === "resolved")).toHaveLength(5);
+    // Published once; every resolution so far was followed by a re-opening within the hold: nothing more.
+    expect(await told()).toEqual(["published"]);
+    await steps(8); // up 4.5 minutes since it last resolved
+    expect(await told()).toEqual(["published"]);
+    await steps(2);
+    expect(await told()).toEqual(["published", "resolved"]);
+    await steps(10);
+    expect(await told()).toEqual(["published", "resolved"]);
+    // Down again within the cool-down (15 minutes), after subscribers heard it was resolved: they hear it re-opened.
+    failing = true;
+    await steps(2);
+    expect(await told()).toEqual(["published", "resolved", "updated"]);
+    expect((await incidents()).map((i) => i.status)).toEqual(["investigating"]);
+    failing = false;
+    await steps(14);
+    expect(await told()).toEqual(["published", "resolved", "updated", "resolved"]);
+    // Each notice names the update it tells: the last resolution, not an earlier one.
+    const last = await store.db
+      .selectFrom("subscriber_notices")
+      .select("update_id")
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    const resolutions = (await updates(incident?.id as number)).filter((u) => u.status === "resolved");
+    expect(last.update_id).toBe(resolutions.at(-1)?.id);
+  });
+
+  test("an owner's update while the engine holds its resolution replaces it: told once, or not at all when quiet", async () => {
+    const { page } = await setUp({ policy: { publish: "immediately" }, rule: { flapping: null } });
+    const outage = async () => {
+      failing = true;
+      await steps(2);
+      failing = false;
+      await steps(2);
+    };
+    await outage();
+    const [first] = await incidents();
+    const resolve = (id: number, notify: boolean) =>
+      api.post(`/public/v1/status-pages/${page.id}/incidents/${id}/updates`, {
+        status: "resolved",
+        message: "Fixed for good.",
+        notify,
+      });
+    expect((await resolve(first?.id as number, true)).status).toBe(201);
+    expect(await told()).toEqual(["published", "resolved"]);
+    await steps(20);
+    expect(await told()).toEqual(["published", "resolved"]);
+    // Past the cool-down, a new incident; the owner resolves it quietly while the engine holds its resolution.
+    await steps(20);
+    await outage();
+    const [, second] = await incidents();
+    expect(second?.id).not.toBe(first?.id);
+    expect((await resolve(second?.id as number, false)).status).toBe(201);
+    await steps(20);
+    expect(await told()).toEqual(["published", "resolved", "published"]);
   });
 
   test("published after N minutes: a shorter outage stays owner-only for good; a longer one is published by time", async () => {

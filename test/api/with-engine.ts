@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SecretBox } from "../../server/accounts/sealed.ts";
+import { NoticeSender } from "../../server/alerts/notice-sender.ts";
 import { AlertSender } from "../../server/alerts/sender.ts";
 import { createApp } from "../../server/app.ts";
 import type { AlertEvent } from "../../server/contract/alerts.ts";
@@ -86,6 +87,26 @@ export function testSender(
     random: () => 0.5,
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+  });
+}
+
+/**
+ * The subscribers' sender as the engine's process runs one, on the test's clock, with e-mail to nowhere: it runs
+ * the sweeps (maintenance under way, the engine's held resolutions) and fans notices out.
+ */
+export function testNoticeSender(store: Store, clock: TestClock): NoticeSender {
+  const config = testConfig({ PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
+  const secrets = new SecretBox(config.secretKey, config.dataDir);
+  return new NoticeSender({
+    store,
+    clock,
+    logger: createLogger("silent"),
+    mailer: { send: async () => ({ messageId: "x" }) },
+    token: (nonce) => secrets.token(nonce),
+    unseal: (sealed) => secrets.open(sealed),
+    publicUrl: "http://status.test",
+    delivery: { allowPrivate: true },
+    random: () => 0.5,
   });
 }
 
