@@ -513,13 +513,13 @@ export class CheckQueries extends Queries {
       .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
       .executeTakeFirstOrThrow();
     const resolving = write.status === "resolved";
-    const told = current.published_at !== null;
+    const published = current.published_at !== null;
     // Resolving keeps an earlier resolution time; any other status re-opens.
     const resolvedAt = resolving ? (current.resolved_at ?? write.at) : null;
     // Subscribers hear of the engine's resolution once the service has stayed up RESOLUTION_HOLD_MS; a re-opening
     // meanwhile drops it unheard, and one after it is told (they were told it was resolved).
     const holdUntil =
-      resolving && told && current.resolved_at === null ? iso(Date.parse(now) + RESOLUTION_HOLD_MS) : null;
+      resolving && published && current.resolved_at === null ? iso(Date.parse(now) + RESOLUTION_HOLD_MS) : null;
     const reopening = !resolving && current.resolved_at !== null;
     await trx
       .updateTable("incidents")
@@ -535,7 +535,7 @@ export class CheckQueries extends Queries {
     await this.pages.touch(write.pageId, now, trx);
     // The engine's own updates between (still down, degraded again) tell subscribers nothing: its incident's
     // publication, its held resolution and a re-opening after a resolution they heard of do.
-    if (told && reopening && current.resolution_due_at === null) {
+    if (published && reopening && current.resolution_due_at === null) {
       const key = `incident:${write.incidentId}:update:${update.id}`;
       await this.incidents.notice(trx, write.pageId, write.incidentId, "updated", key, now);
     }

@@ -358,33 +358,24 @@ export class IncidentQueries extends Queries {
 
   /**
    * Tells subscribers of the engine's resolutions whose hold (RESOLUTION_HOLD_MS) has passed with the incident
-   * still resolved. Any process may run it at any time: each incident is locked, taken only while its hold is
-   * still set (a re-opening clears it), and its notice's key is the resolving update's. Returns how many it told.
+   * still resolved. Any process may run it at any time: each incident is locked and read as it stands (a
+   * re-opening has cleared its hold), and its notice's key is the resolving update's. Returns how many it told.
    */
   tellHeldResolutions(now: string): Promise<number> {
     return this.transaction(async (trx) => {
+      // Locked, so each row read is as it stands: a re-opening meanwhile has cleared its hold (and is not read).
       const due = await trx
         .selectFrom("incidents")
-        .select(["id", "page_id"])
+        .select(["id", "page_id", "status", "published_at"])
         .where("resolution_due_at", "<=", now)
         .orderBy("resolution_due_at")
         .limit(100)
         .$if(this.dialect === "postgres", (qb) => qb.forUpdate().skipLocked())
         .execute();
       let told = 0;
-      for (const { id, page_id } of due) {
-        const taken = await trx
-          .updateTable("incidents")
-          .set({ resolution_due_at: null })
-          .where("id", "=", id)
-          .where("resolution_due_at", "<=", now)
-          .where("status", "=", "resolved")
-          .where("published_at", "is not", null)
-          .executeTakeFirst();
-        if (Number(taken.numUpdatedRows) === 0) {
-          await this.dropHeldResolution(trx, id);
-          continue;
-        }
+      for (const { id, page_id, status, published_at } of due) {
+        await this.dropHeldResolution(trx, id);
+        if (status !== "resolved" || published_at === null) continue;
         const latest = await this.latestUpdate(trx, id);
         await this.subscribers.writeNotice(trx, {
           pageId: page_id,

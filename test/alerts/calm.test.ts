@@ -108,6 +108,13 @@ describeStores("calm alerts and one incident per outage", (kind) => {
       await tick();
     }
   };
+  /** An outage of one minute (two failed checks), then a minute up. */
+  const outage = async () => {
+    failing = true;
+    await steps(2);
+    failing = false;
+    await steps(2);
+  };
   const types = () => received.map((e) => e.type).filter((t) => STATE.includes(t));
   const incidents = () =>
     store.db.selectFrom("incidents").selectAll().where("source", "=", "automatic").orderBy("id").execute();
@@ -215,12 +222,6 @@ describeStores("calm alerts and one incident per outage", (kind) => {
 
   test("cool-down: down again within it re-opens the incident; after it, or with 0, a new one opens", async () => {
     const { site } = await setUp({ rule: { cooldownMinutes: 10, flapping: null } });
-    const outage = async () => {
-      failing = true;
-      await steps(2);
-      failing = false;
-      await steps(2);
-    };
     await outage();
     await steps(16); // 8 minutes after it resolved
     await outage();
@@ -283,12 +284,6 @@ describeStores("calm alerts and one incident per outage", (kind) => {
 
   test("an owner's update while the engine holds its resolution replaces it: told once, or not at all when quiet", async () => {
     const { page } = await setUp({ policy: { publish: "immediately" }, rule: { flapping: null } });
-    const outage = async () => {
-      failing = true;
-      await steps(2);
-      failing = false;
-      await steps(2);
-    };
     await outage();
     const [first] = await incidents();
     const resolve = (id: number, notify: boolean) =>
