@@ -13,6 +13,7 @@ const SCREENS: Record<string, () => Promise<unknown>> = {
   site: () => import("./screens/site/site.ts"),
   pages: () => import("./screens/pages/pages.ts"),
   page: () => import("./screens/page/page.ts"),
+  subscribers: () => import("./screens/subscribers/subscribers.ts"),
   incidents: () => import("./screens/incidents/incidents.ts"),
   maintenance: () => import("./screens/maintenance/maintenance.ts"),
   alerts: () => import("./screens/alerts/alerts.ts"),
@@ -226,7 +227,8 @@ export class PorchlightDashboard extends LitElement {
     this.screenReady = false;
     await load();
     this.screenReady = true;
-    const title = NAV.find(([screen]) => screen === this.route.screen)?.[1];
+    const title =
+      this.route.screen === "subscribers" ? "Subscribers" : NAV.find(([screen]) => screen === this.route.screen)?.[1];
     document.title = title ? `${title} · Porchlight` : "Porchlight";
   }
 
@@ -297,7 +299,11 @@ export class PorchlightDashboard extends LitElement {
 
   #current(screen: Route["screen"]): boolean {
     const r = this.route.screen;
-    return r === screen || (screen === "sites" && r === "site") || (screen === "pages" && r === "page");
+    return (
+      r === screen ||
+      (screen === "sites" && r === "site") ||
+      (screen === "pages" && (r === "page" || r === "subscribers"))
+    );
   }
 
   readonly #follow = (event: MouseEvent) => {
@@ -315,6 +321,8 @@ export class PorchlightDashboard extends LitElement {
         return html`<pl-pages></pl-pages>`;
       case "page":
         return html`<pl-page .pageId=${id}></pl-page>`;
+      case "subscribers":
+        return html`<pl-subscribers .pageId=${id}></pl-subscribers>`;
       case "incidents":
         return html`<pl-incidents></pl-incidents>`;
       case "maintenance":

@@ -6,6 +6,7 @@ export type Screen =
   | "site"
   | "pages"
   | "page"
+  | "subscribers"
   | "incidents"
   | "maintenance"
   | "alerts"
@@ -37,8 +38,9 @@ const SIMPLE: Screen[] = [
 
 export function routeOf(location: Pick<Location, "pathname">): Route {
   const rest = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : "";
-  const [first = "", second = ""] = rest.split("/").map(decodeURIComponent);
+  const [first = "", second = "", third = ""] = rest.split("/").map(decodeURIComponent);
   if (first === "sites" && second) return { screen: "site", id: second };
+  if (first === "pages" && second && third === "subscribers") return { screen: "subscribers", id: second };
   if (first === "pages" && second) return { screen: "page", id: second };
   if ((SIMPLE as string[]).includes(first)) return { screen: first as Screen, id: "" };
   return { screen: "sites", id: "" };

@@ -1,6 +1,8 @@
 import { Task } from "@lit/task";
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
+import type { z } from "zod";
 import type { OwnerIncidentList } from "../../../../server/contract/status-page.ts";
+import type { NoticePreview } from "../../../../server/contract/subscribers.ts";
 import { ApiProblem, api, problemText } from "../../lib/api.ts";
 import { can, consumeMe } from "../../lib/context.ts";
 import { FormController, limitHint } from "../../lib/form.ts";
@@ -160,6 +162,20 @@ export class PlIncidents extends LitElement {
         border-radius: 4px;
         padding: 0 0.4rem;
       }
+      .preview-mail {
+        margin: 0 0 1rem;
+      }
+      .preview-mail .subject {
+        overflow-wrap: anywhere;
+      }
+      /* The e-mail as an inbox shows it: its own document, no script, white as most mail readers are. */
+      .preview-mail iframe {
+        width: 100%;
+        height: 28rem;
+        border: 1px solid var(--line);
+        border-radius: 6px;
+        background: #fff;
+      }
     `,
   ];
 
@@ -172,6 +188,7 @@ export class PlIncidents extends LitElement {
     editing: { state: true },
     editingUpdate: { state: true },
     deleting: { state: true },
+    previews: { state: true },
   };
 
   /** What the last change did, for a screen reader. */
@@ -187,6 +204,8 @@ export class PlIncidents extends LitElement {
   /** The update whose editor is open ("pageId-incidentId-updateId"). */
   declare editingUpdate: string;
   declare deleting: Listed | null;
+  /** The e-mail each chosen page's subscribers would receive, asked for before opening the incident. */
+  declare previews: { page: Page; notice: z.infer<typeof NoticePreview> }[];
 
   readonly #me = consumeMe(this);
   /** One controller per form that can be open at once; ids start with its prefix (i-, e-, u-, eu-). */
@@ -232,6 +251,7 @@ export class PlIncidents extends LitElement {
     this.editing = "";
     this.editingUpdate = "";
     this.deleting = null;
+    this.previews = [];
   }
 
   get #canWrite(): boolean {
@@ -293,6 +313,7 @@ export class PlIncidents extends LitElement {
           message: String(data.get("message") ?? ""),
           startedAt: instant(String(data.get("startedAt") ?? "")),
           publish: !draft,
+          notify: data.get("notify") === "on",
         };
         for (const id of this.chosen) {
           await api("POST", `/public/v1/status-pages/${id}/incidents`, { ...body, items: this.#itemsOf(data, id) });
@@ -310,6 +331,66 @@ export class PlIncidents extends LitElement {
     this.creating = false;
     this.chosen = [];
     this.query = "";
+    this.previews = [];
+  }
+
+  /** Asks the API for the e-mail each chosen page's subscribers would receive, from what the form says now. */
+  async #preview(): Promise<void> {
+    const form = this.renderRoot.querySelector<HTMLFormElement>("#new-incident-form");
+    if (!form) return;
+    const data = new FormData(form);
+    const pages = (this.#pages ?? []).filter((p) => this.chosen.includes(p.id));
+    const previews = await this.#newForm.submit(null, async () => {
+      if (pages.length === 0) {
+        throw new ApiProblem(400, "invalid_request", "Choose a page.", [
+          { field: "page", message: "Choose at least one page." },
+        ]);
+      }
+      const shown: PlIncidents["previews"] = [];
+      for (const page of pages) {
+        const { data: notice } = await api<z.infer<typeof NoticePreview>>(
+          "POST",
+          `/public/v1/status-pages/${page.id}/subscribers/preview`,
+          {
+            title: String(data.get("title") ?? ""),
+            impact: String(data.get("impact") ?? "") || undefined,
+            status: String(data.get("status") ?? "investigating"),
+            message: String(data.get("message") ?? ""),
+            items: this.#itemsOf(data, page.id),
+          },
+        );
+        shown.push({ page, notice });
+      }
+      return shown;
+    });
+    this.previews = previews ?? [];
+    if (previews) {
+      await this.updateComplete;
+      this.renderRoot.querySelector<HTMLElement>("#notice-preview")?.focus();
+    }
+  }
+
+  /** A preview no longer says what would be sent once the form changes: it goes until asked for again. */
+  readonly #stalePreview = () => {
+    if (this.previews.length > 0) this.previews = [];
+  };
+
+  #previewPanel(): TemplateResult | typeof nothing {
+    if (this.previews.length === 0) return nothing;
+    return html`<section id="notice-preview" tabindex="-1" aria-labelledby="notice-preview-title" style="margin-top:0.75rem">
+      <h3 id="notice-preview-title">What subscribers would receive</h3>
+      ${this.previews.map(
+        ({ page, notice }) => html`<div class="preview-mail">
+          <p style="margin:0 0 0.25rem"><strong>${page.name}</strong>: ${
+            notice.recipients === 0
+              ? "no confirmed subscriber would receive it"
+              : `${notice.recipients} confirmed ${notice.recipients === 1 ? "subscriber" : "subscribers"}`
+          }${page.subscriptions.enabled ? "" : " (subscriptions are off on this page)"}</p>
+          <p style="margin:0 0 0.4rem">Subject: <strong class="subject">${notice.subject}</strong></p>
+          <iframe title=${`The e-mail to ${page.name}'s subscribers`} sandbox="" srcdoc=${notice.html} loading="lazy"></iframe>
+        </div>`,
+      )}
+    </section>`;
   }
 
   async #update(event: SubmitEvent, { page, incident }: Listed): Promise<void> {
@@ -321,6 +402,7 @@ export class PlIncidents extends LitElement {
           status: String(data.get("status")),
           message: String(data.get("message") ?? ""),
           at: instant(String(data.get("at") ?? "")),
+          notify: data.get("notify") === "on",
         }),
       "Update posted.",
     );
@@ -551,7 +633,8 @@ export class PlIncidents extends LitElement {
   #form(): TemplateResult {
     const f = this.#newForm;
     const chosen = (this.#pages ?? []).filter((p) => this.chosen.includes(p.id));
-    return html`<form id="new-incident-form" class="panel" novalidate @submit=${this.#create} aria-labelledby="new-incident">
+    return html`<form id="new-incident-form" class="panel" novalidate @submit=${this.#create} aria-labelledby="new-incident"
+      @input=${this.#stalePreview} @change=${this.#stalePreview}>
       <h2 id="new-incident" style="margin-top:0">Open an incident</h2>
       ${this.#pageChoice()}
       ${this.#text(f, "i", "i-title", "title", "Title", TITLE_MAX)}
@@ -563,13 +646,17 @@ export class PlIncidents extends LitElement {
       <div class="field"><label for="i-started">Started<small id="i-started-hint">Optional: when it began, if earlier than now; in your browser's time zone</small></label>
         <input id="i-started" name="startedAt" type="datetime-local" style="max-width:16rem" aria-invalid=${f.invalid("startedAt")}
           aria-describedby=${f.describedBy("i", "startedAt", "i-started-hint")} />${f.error("i", "startedAt")}</div>
+      <label class="check"><input type="checkbox" name="notify" checked /> Tell the page's subscribers</label>
+      <p class="muted" style="margin:0.25rem 0 0.75rem">By e-mail, webhook or chat, once the incident is published; a draft tells no one.</p>
       ${f.message()}
       <div class="row">
         <button class="primary" value="publish" ?disabled=${f.busy}>Open incident</button>
         <button value="draft" ?disabled=${f.busy}>Save as draft</button>
+        <button type="button" ?disabled=${f.busy} @click=${() => this.#preview()}>Preview the e-mail</button>
         <button type="button" @click=${() => this.#closeNew()}>Cancel</button>
       </div>
       <p class="muted" style="margin:0.5rem 0 0">Open incident publishes it at once; a draft waits, unseen by visitors, until you publish it.</p>
+      ${this.#previewPanel()}
     </form>`;
   }
 
@@ -667,6 +754,7 @@ export class PlIncidents extends LitElement {
         <div class="field"><label for=${`u-at-${key}`}>Time<small id=${`u-at-${key}-hint`}>Optional: when it happened, if earlier than now; in your browser's time zone</small></label>
           <input id=${`u-at-${key}`} name="at" type="datetime-local" style="max-width:16rem" aria-invalid=${f.invalid("at")}
             aria-describedby=${f.describedBy("u", "at", `u-at-${key}-hint`)} />${f.error("u", "at")}</div>
+        ${unpublished ? nothing : html`<label class="check" style="margin-bottom:0.5rem"><input type="checkbox" name="notify" checked /> Tell the page's subscribers</label>`}
         ${f.message()}
         <div class="row"><button class="primary" ?disabled=${f.busy}>Post update</button>
           <button type="button" @click=${() => this.#toggle(f, () => (this.updating = ""))}>Cancel</button></div>

@@ -411,14 +411,24 @@ export class PlPage extends LitElement {
           <h1>${page.name}</h1>
           <p class="muted"><a href=${`/${page.slug}`} target="_blank" rel="noopener">${page.url}</a></p>
         </div>
-        ${
-          can(this.#me.value, "incidents:write")
-            ? html`<a class="button" href=${`${BASE}incidents?page=${page.id}`} @click=${(e: MouseEvent) => {
-                e.preventDefault();
-                navigate(`${BASE}incidents?page=${page.id}`);
-              }}>Open an incident on this page</a>`
-            : nothing
-        }
+        <div class="row">
+          ${
+            this.#canWrite
+              ? html`<a class="button" href=${`${BASE}pages/${page.id}/subscribers`} @click=${(e: MouseEvent) => {
+                  e.preventDefault();
+                  navigate(`${BASE}pages/${page.id}/subscribers`);
+                }}>Subscribers${page.subscriptions.enabled ? "" : " (off)"}</a>`
+              : nothing
+          }
+          ${
+            can(this.#me.value, "incidents:write")
+              ? html`<a class="button" href=${`${BASE}incidents?page=${page.id}`} @click=${(e: MouseEvent) => {
+                  e.preventDefault();
+                  navigate(`${BASE}incidents?page=${page.id}`);
+                }}>Open an incident on this page</a>`
+              : nothing
+          }
+        </div>
       </div>
       ${this.error ? html`<p class="notice bad" role="alert">${this.error}</p>` : nothing}
       <div class="grid">
