@@ -147,6 +147,7 @@ export function createApp({
     passwordChecks: deps.passwordChecks,
     token: (nonce) => secrets.token(nonce),
     seal: (plain) => secrets.seal(plain),
+    locale: config.pageLocale,
   });
   const routes: Route[] = [
     ...sessionRoutes({ store, clock, config, limiter, mailer, secrets, logger }),

@@ -8,12 +8,15 @@
 import { CONFIRM_HOURS } from "../contract/subscribers.ts";
 import { escapeHtml as e } from "../html.ts";
 import type { IncidentNoticeContent, MaintenanceNoticeContent, NoticeContent } from "../store/subscribers.ts";
+import { ENGLISH, type NoticeWords } from "./notice-words.ts";
 
 export interface NoticeEmail {
   subject: string;
   text: string;
   html: string;
   headers: Record<string, string>;
+  /** Who it is from, in the inbox: the page's name (the address stays PORCHLIGHT_MAIL_FROM's). */
+  fromName: string;
 }
 
 /** The links a message carries, made by the sender from the subscriber's tokens. */
@@ -23,18 +26,8 @@ export interface SubscriberLinks {
   unsubscribeUrl: string;
 }
 
-const WORDS: Record<string, string> = {
-  investigating: "investigating",
-  identified: "identified",
-  monitoring: "monitoring",
-  resolved: "resolved",
-  major_outage: "major outage",
-  partial_outage: "partial outage",
-  degraded: "degraded performance",
-  maintenance: "under maintenance",
-  operational: "operational",
-};
-const word = (key: string) => WORDS[key] ?? key.replace(/_/g, " ");
+/** A status in the message's language. */
+const word = (w: NoticeWords, key: string) => w.statuses[key] ?? key.replace(/_/g, " ");
 /** What the impact says when no service is named with a status. */
 const IMPACT_STATUS: Record<string, string> = {
   critical: "major_outage",
@@ -60,6 +53,7 @@ const oneLine = (text: string) => {
 };
 
 function layout(o: {
+  words: NoticeWords;
   title: string;
   accent: string;
   body: string[];
@@ -67,12 +61,13 @@ function layout(o: {
   footer: string[];
 }): string {
   return [
-    '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    `<!doctype html><html lang="${o.words.lang}" dir="${o.words.dir}"><head><meta charset="utf-8">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="color-scheme" content="light dark">',
     `<title>${e(o.title)}</title></head>`,
     '<body style="margin:0;padding:24px;background:#f6f7f9;font:16px/1.5 system-ui,sans-serif;color:#1f2328;">',
-    `<div style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:24px;border-top:4px solid ${o.accent};">`,
+    // dir again on the content: some mail readers drop the html element's attributes.
+    `<div dir="${o.words.dir}" style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:24px;border-top:4px solid ${o.accent};">`,
     ...o.body,
     o.action
       ? `<p style="margin:24px 0;"><a href="${e(o.action.url)}" style="display:inline-block;padding:12px 20px;border-radius:6px;background:${o.accent};color:#ffffff;text-decoration:none;font-weight:600;">${e(o.action.label)}</a></p>`
@@ -88,47 +83,45 @@ export function confirmationEmail(o: {
   accentColor: string | null;
   pageUrl: string;
   confirmUrl: string;
+  words?: NoticeWords;
 }): NoticeEmail {
-  const subject = oneLine(`[${o.pageName}] Confirm your subscription`);
+  const w = o.words ?? ENGLISH;
+  const subject = oneLine(w.confirmSubject(o.pageName));
   const text = [
-    `Someone, probably you, asked to be told by e-mail when ${o.pageName} reports an incident.`,
+    w.confirmAsked(o.pageName),
     "",
-    `Confirm within ${CONFIRM_HOURS} hours:`,
+    w.confirmWithin(CONFIRM_HOURS),
     o.confirmUrl,
     "",
-    "If it was not you, ignore this message: nothing more will be sent.",
+    w.confirmIgnore,
     "",
-    `Status page: ${o.pageUrl}`,
+    `${w.statusPage}: ${o.pageUrl}`,
   ].join("\n");
   const html = layout({
+    words: w,
     title: subject,
     accent: accentOf(o.accentColor),
     body: [
-      `<h1 style="font-size:20px;margin:0 0 16px;">Confirm your subscription to ${e(o.pageName)}</h1>`,
-      `<p style="margin:0 0 16px;">Someone, probably you, asked to be told by e-mail when ${e(o.pageName)} reports an incident. The link works for ${CONFIRM_HOURS} hours.</p>`,
+      `<h1 style="font-size:20px;margin:0 0 16px;">${e(w.confirmHeading(o.pageName))}</h1>`,
+      `<p style="margin:0 0 16px;">${e(w.confirmAsked(o.pageName))} ${e(w.linkWorks(CONFIRM_HOURS))}</p>`,
     ],
-    action: { label: "Confirm the subscription", url: o.confirmUrl },
-    footer: [
-      "If it was not you, ignore this message: nothing more will be sent.",
-      `<a href="${e(o.pageUrl)}" style="color:#57606a;">${e(o.pageUrl)}</a>`,
-    ],
+    action: { label: w.confirmButton, url: o.confirmUrl },
+    footer: [e(w.confirmIgnore), `<a href="${e(o.pageUrl)}" style="color:#57606a;">${e(o.pageUrl)}</a>`],
   });
-  return { subject, text, html, headers: { "Auto-Submitted": "auto-generated" } };
+  return { subject, text, html, headers: { "Auto-Submitted": "auto-generated" }, fromName: o.pageName };
 }
 
 /** A time as messages read it, in UTC whatever the server's zone and Node's ICU: "Tue, 8 Dec 2026, 02:00 UTC". */
-export function mailTime(at: string): string {
+export function mailTime(at: string, w: NoticeWords = ENGLISH): string {
   const d = new Date(at);
-  const day = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][d.getUTCDay()];
-  const month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][d.getUTCMonth()];
   const hm = `${String(d.getUTCHours()).padStart(2, "0")}:${String(d.getUTCMinutes()).padStart(2, "0")}`;
-  return `${day}, ${d.getUTCDate()} ${month} ${d.getUTCFullYear()}, ${hm} UTC`;
+  return w.time({ day: d.getUTCDay(), date: d.getUTCDate(), month: d.getUTCMonth(), year: d.getUTCFullYear(), hm });
 }
 
 /** A span of time: the end's clock only when it ends on the same day. */
-function mailSpan(from: string, to: string): string {
-  const a = mailTime(from);
-  const b = mailTime(to);
+function mailSpan(from: string, to: string, w: NoticeWords): string {
+  const a = mailTime(from, w);
+  const b = mailTime(to, w);
   const sameDay = from.slice(0, 10) === to.slice(0, 10);
   return `${a.replace(/ UTC$/, "")} – ${sameDay ? b.slice(b.lastIndexOf(", ") + 2) : b}`;
 }
@@ -136,17 +129,17 @@ function mailSpan(from: string, to: string): string {
 type Ids = { messageId: string; thread: string; eventId: string; listId: string };
 
 /** What every notice ends with: why it came, the links to choose services and to unsubscribe. */
-function footers(pageName: string, links: SubscriberLinks) {
+function footers(pageName: string, links: SubscriberLinks, w: NoticeWords) {
   return {
     text: [
       "-- ",
-      `You receive this because you subscribed to ${pageName}.`,
-      `Choose services: ${links.manageUrl}`,
-      `Unsubscribe: ${links.unsubscribeUrl}`,
+      w.youReceive(pageName),
+      `${w.chooseServices}: ${links.manageUrl}`,
+      `${w.unsubscribe}: ${links.unsubscribeUrl}`,
     ],
     html: [
-      `You receive this because you subscribed to ${e(pageName)}.`,
-      `<a href="${e(links.manageUrl)}" style="color:#57606a;">Choose services</a> · <a href="${e(links.unsubscribeUrl)}" style="color:#57606a;">Unsubscribe</a>`,
+      e(w.youReceive(pageName)),
+      `<a href="${e(links.manageUrl)}" style="color:#57606a;">${e(w.chooseServices)}</a> · <a href="${e(links.unsubscribeUrl)}" style="color:#57606a;">${e(w.unsubscribe)}</a>`,
     ],
   };
 }
@@ -166,61 +159,72 @@ function noticeHeaders(ids: Ids, links: SubscriberLinks): Record<string, string>
   };
 }
 
+/** The owner's paragraphs, each in its own direction (an English message in a Hebrew e-mail reads left to right). */
 const paragraphs = (text: string) =>
   text
     .split(/\n{2,}/)
     .filter((para) => para.trim() !== "")
-    .map((para) => `<p style="margin:0 0 16px;white-space:pre-line;">${e(para)}</p>`);
+    .map((para) => `<p dir="auto" style="margin:0 0 16px;white-space:pre-line;">${e(para)}</p>`);
 
 const servicesList = (title: string, lines: string[]) =>
   lines.length > 0
-    ? `<p style="margin:16px 0 4px;font-weight:600;">${e(title)}</p><ul style="margin:0 0 16px;padding-left:20px;">${lines.map((a) => `<li>${e(a)}</li>`).join("")}</ul>`
+    ? `<p style="margin:16px 0 4px;font-weight:600;">${e(title)}</p><ul style="margin:0 0 16px;padding-left:20px;">${lines.map((a) => `<li dir="auto">${e(a)}</li>`).join("")}</ul>`
     : "";
 
 /** A notice in words: its headline ("Checkout is slow: partial outage — investigating") and its lines of text. */
-export function noticeWords(content: NoticeContent): { headline: string; when: string; lines: string[] } {
+export function noticeWords(
+  content: NoticeContent,
+  w: NoticeWords = ENGLISH,
+): { headline: string; when: string; lines: string[] } {
   if (content.kind === "incident") {
     const { incident, update } = content;
     const worst = worstStatus(content);
     const state =
-      content.event === "resolved" ? "resolved" : `${worst ? `${word(worst)} — ` : ""}${word(update.status)}`;
-    const affected = content.affected.map((a) => `${a.label}: ${word(a.status)}`);
+      content.event === "resolved"
+        ? word(w, "resolved")
+        : `${worst ? `${word(w, worst)} — ` : ""}${word(w, update.status)}`;
+    const affected = content.affected.map((a) => `${a.label}: ${word(w, a.status)}`);
     return {
       headline: `${incident.title}: ${state}`,
-      when: `${capital(word(update.status))} — ${mailTime(update.at)}`,
+      when: `${capital(word(w, update.status))} — ${mailTime(update.at, w)}`,
       lines: [
         update.message,
-        ...(affected.length > 0 ? ["", "Affected services:", ...affected.map((a) => `- ${a}`)] : []),
+        ...(affected.length > 0 ? ["", `${w.affectedServices}:`, ...affected.map((a) => `- ${a}`)] : []),
       ],
     };
   }
   const { window } = content;
   const state = {
-    maintenance_scheduled: `maintenance scheduled for ${mailTime(content.startsAt)}`,
-    maintenance_started: "maintenance in progress",
-    maintenance_ended: "maintenance completed",
+    maintenance_scheduled: w.maintenanceScheduledFor(mailTime(content.startsAt, w)),
+    maintenance_started: w.maintenanceInProgress,
+    maintenance_ended: w.maintenanceCompleted,
   }[content.event];
   const services = content.affected.map((a) => a.label);
   return {
     headline: `${window.title}: ${state}`,
     when: {
-      maintenance_scheduled: `Scheduled for ${mailSpan(content.startsAt, content.endsAt)}`,
-      maintenance_started: `In progress until ${mailTime(content.endsAt)}`,
-      maintenance_ended: `Completed at ${mailTime(content.endsAt)}`,
+      maintenance_scheduled: w.scheduledSpan(mailSpan(content.startsAt, content.endsAt, w)),
+      maintenance_started: w.inProgressUntil(mailTime(content.endsAt, w)),
+      maintenance_ended: w.completedAt(mailTime(content.endsAt, w)),
     }[content.event],
     lines: [
       ...(window.description.trim() ? [window.description] : []),
-      ...(content.event === "maintenance_scheduled" && window.recurring ? ["", REPEATS] : []),
-      ...(services.length > 0 ? ["", "Services under maintenance:", ...services.map((a) => `- ${a}`)] : []),
+      ...(content.event === "maintenance_scheduled" && window.recurring ? ["", w.repeats] : []),
+      ...(services.length > 0 ? ["", `${w.servicesUnderMaintenance}:`, ...services.map((a) => `- ${a}`)] : []),
     ],
   };
 }
 
-const REPEATS = "This maintenance repeats; this is its next time. The status page shows the times after it.";
-
-/** A notice: an incident's or a maintenance occurrence's. */
-export function noticeEmail(content: NoticeContent, links: SubscriberLinks, ids: Ids): NoticeEmail {
-  return content.kind === "incident" ? incidentEmail(content, links, ids) : maintenanceEmail(content, links, ids);
+/** A notice: an incident's or a maintenance occurrence's, in the page's language (English unless told). */
+export function noticeEmail(
+  content: NoticeContent,
+  links: SubscriberLinks,
+  ids: Ids,
+  words: NoticeWords = ENGLISH,
+): NoticeEmail {
+  return content.kind === "incident"
+    ? incidentEmail(content, links, ids, words)
+    : maintenanceEmail(content, links, ids, words);
 }
 
 /**
@@ -228,36 +232,37 @@ export function noticeEmail(content: NoticeContent, links: SubscriberLinks, ids:
  * services affected, a link to the page; one-click unsubscribe and manage links. `thread` names the incident's
  * first message for this subscriber (its Message-ID, when this one is it).
  */
-function incidentEmail(content: IncidentNoticeContent, links: SubscriberLinks, ids: Ids): NoticeEmail {
+function incidentEmail(content: IncidentNoticeContent, links: SubscriberLinks, ids: Ids, w: NoticeWords): NoticeEmail {
   const { page, incident, update } = content;
-  const words = noticeWords(content);
+  const words = noticeWords(content, w);
   const subject = oneLine(`[${page.name}] ${words.headline}`);
-  const affected = content.affected.map((a) => `${a.label}: ${word(a.status)}`);
-  const footer = footers(page.name, links);
+  const affected = content.affected.map((a) => `${a.label}: ${word(w, a.status)}`);
+  const footer = footers(page.name, links, w);
   const text = [
     incident.title,
     words.when,
     "",
     ...words.lines,
     "",
-    `Status page: ${links.pageUrl}`,
+    `${w.statusPage}: ${links.pageUrl}`,
     "",
     ...footer.text,
   ].join("\n");
   const html = layout({
+    words: w,
     title: subject,
     accent: accentOf(page.accentColor),
     body: [
       `<p style="margin:0 0 4px;font-size:14px;color:#57606a;">${e(page.name)}</p>`,
-      `<h1 style="font-size:20px;margin:0 0 8px;">${e(incident.title)}</h1>`,
-      `<p style="margin:0 0 16px;font-weight:600;">${e(capital(word(update.status)))} <span style="font-weight:400;color:#57606a;">· ${e(mailTime(update.at))}</span></p>`,
+      `<h1 dir="auto" style="font-size:20px;margin:0 0 8px;">${e(incident.title)}</h1>`,
+      `<p style="margin:0 0 16px;font-weight:600;">${e(capital(word(w, update.status)))} <span style="font-weight:400;color:#57606a;">· ${e(mailTime(update.at, w))}</span></p>`,
       ...paragraphs(update.message),
-      servicesList("Affected services", affected),
+      servicesList(w.affectedServices, affected),
     ],
-    action: { label: "View the status page", url: links.pageUrl },
+    action: { label: w.viewPage, url: links.pageUrl },
     footer: footer.html,
   });
-  return { subject, text, html, headers: noticeHeaders(ids, links) };
+  return { subject, text, html, headers: noticeHeaders(ids, links), fromName: page.name };
 }
 
 const capital = (text: string) => `${text[0]?.toUpperCase() ?? ""}${text.slice(1)}`;
@@ -266,32 +271,47 @@ const capital = (text: string) => `${text[0]?.toUpperCase() ?? ""}${text.slice(1
  * A maintenance occurrence's notice: "[Acme Status] Database upgrade: maintenance scheduled for Tue, 8 Dec 2026,
  * 02:00 UTC", then "…: maintenance in progress" and "…: maintenance completed", threaded together.
  */
-function maintenanceEmail(content: MaintenanceNoticeContent, links: SubscriberLinks, ids: Ids): NoticeEmail {
+function maintenanceEmail(
+  content: MaintenanceNoticeContent,
+  links: SubscriberLinks,
+  ids: Ids,
+  w: NoticeWords,
+): NoticeEmail {
   const { page, window } = content;
-  const words = noticeWords(content);
+  const words = noticeWords(content, w);
   const subject = oneLine(`[${page.name}] ${words.headline}`);
-  const footer = footers(page.name, links);
-  const text = [window.title, words.when, "", ...words.lines, "", `Status page: ${links.pageUrl}`, "", ...footer.text]
+  const footer = footers(page.name, links, w);
+  const text = [
+    window.title,
+    words.when,
+    "",
+    ...words.lines,
+    "",
+    `${w.statusPage}: ${links.pageUrl}`,
+    "",
+    ...footer.text,
+  ]
     .join("\n")
     .replace(/\n{3,}/g, "\n\n");
   const html = layout({
+    words: w,
     title: subject,
     accent: accentOf(page.accentColor),
     body: [
       `<p style="margin:0 0 4px;font-size:14px;color:#57606a;">${e(page.name)}</p>`,
-      `<h1 style="font-size:20px;margin:0 0 8px;">${e(window.title)}</h1>`,
+      `<h1 dir="auto" style="font-size:20px;margin:0 0 8px;">${e(window.title)}</h1>`,
       `<p style="margin:0 0 16px;font-weight:600;">${e(words.when)}</p>`,
       ...paragraphs(window.description),
       ...(content.event === "maintenance_scheduled" && window.recurring
-        ? [`<p style="margin:0 0 16px;color:#57606a;">${e(REPEATS)}</p>`]
+        ? [`<p style="margin:0 0 16px;color:#57606a;">${e(w.repeats)}</p>`]
         : []),
       servicesList(
-        "Services under maintenance",
+        w.servicesUnderMaintenance,
         content.affected.map((a) => a.label),
       ),
     ],
-    action: { label: "View the status page", url: links.pageUrl },
+    action: { label: w.viewPage, url: links.pageUrl },
     footer: footer.html,
   });
-  return { subject, text, html, headers: noticeHeaders(ids, links) };
+  return { subject, text, html, headers: noticeHeaders(ids, links), fromName: page.name };
 }

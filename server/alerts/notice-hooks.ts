@@ -8,6 +8,7 @@
 import type { HookKind } from "../contract/subscribers.ts";
 import type { NoticeContent, NoticePage } from "../store/subscribers.ts";
 import { noticeWords, type SubscriberLinks } from "./notice-emails.ts";
+import { ENGLISH, type NoticeWords } from "./notice-words.ts";
 import { type Outbound, postJson } from "./outbound.ts";
 import { webhookSignature } from "./providers/webhook.ts";
 
@@ -41,11 +42,13 @@ function colourOf(message: HookMessage): string {
   return content.incident.impact === "critical" ? "#c4232d" : "#8a5300";
 }
 
-const TEST_WORDS = (pageName: string) =>
-  `This subscription to ${pageName} works: incidents and maintenance will be posted here.`;
-
 /** The JSON a webhook receives (version 1), the same for every receiver. */
-export function webhookBody(message: HookMessage, links: SubscriberLinks, signingSecret?: string) {
+export function webhookBody(
+  message: HookMessage,
+  links: SubscriberLinks,
+  signingSecret?: string,
+  w: NoticeWords = ENGLISH,
+) {
   const page = message.kind === "test" ? message.page : message.content.page;
   const base = {
     version: 1,
@@ -55,14 +58,14 @@ export function webhookBody(message: HookMessage, links: SubscriberLinks, signin
     links: { page: links.pageUrl, manage: links.manageUrl, unsubscribe: links.unsubscribeUrl },
   };
   if (message.kind === "test") {
-    return { ...base, summary: TEST_WORDS(page.name), ...(signingSecret ? { signingSecret } : {}) };
+    return { ...base, summary: w.testWorks(page.name), ...(signingSecret ? { signingSecret } : {}) };
   }
   const { content } = message;
   const affected = content.affected.map((a) => ({ name: a.label, status: a.status }));
   if (content.kind === "incident") {
     return {
       ...base,
-      summary: noticeWords(content).headline,
+      summary: noticeWords(content, w).headline,
       incident: {
         id: content.incident.id,
         title: content.incident.title,
@@ -76,7 +79,7 @@ export function webhookBody(message: HookMessage, links: SubscriberLinks, signin
   }
   return {
     ...base,
-    summary: noticeWords(content).headline,
+    summary: noticeWords(content, w).headline,
     maintenance: {
       id: content.window.id,
       title: content.window.title,
@@ -93,10 +96,10 @@ export function webhookBody(message: HookMessage, links: SubscriberLinks, signin
 const mrkdwn = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** The message's words: a headline and the lines under it. */
-function wordsOf(message: HookMessage): { title: string; lines: string[] } {
+function wordsOf(message: HookMessage, w: NoticeWords): { title: string; lines: string[] } {
   if (message.kind === "test")
-    return { title: `${message.page.name}: subscribed`, lines: [TEST_WORDS(message.page.name)] };
-  const words = noticeWords(message.content);
+    return { title: `${message.page.name}: ${w.subscribed}`, lines: [w.testWorks(message.page.name)] };
+  const words = noticeWords(message.content, w);
   return { title: `${message.content.page.name}: ${words.headline}`, lines: [words.when, "", ...words.lines] };
 }
 
@@ -112,8 +115,9 @@ export function hookRequest(
   links: SubscriberLinks,
   deliveryId: string,
   sentAt: number,
+  w: NoticeWords = ENGLISH,
 ): Outbound {
-  const { title, lines } = wordsOf(message);
+  const { title, lines } = wordsOf(message, w);
   const text = lines
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
@@ -121,7 +125,7 @@ export function hookRequest(
   switch (kind) {
     case "webhook": {
       const body = JSON.stringify(
-        webhookBody(message, links, message.kind === "test" ? settings.signingSecret : undefined),
+        webhookBody(message, links, message.kind === "test" ? settings.signingSecret : undefined, w),
       );
       const timestamp = String(Math.floor(sentAt / 1000));
       return {
@@ -152,7 +156,7 @@ export function hookRequest(
             elements: [
               {
                 type: "mrkdwn",
-                text: `<${links.manageUrl}|Choose services> · <${links.unsubscribeUrl}|Unsubscribe>`,
+                text: `<${links.manageUrl}|${mrkdwn(w.chooseServices)}> · <${links.unsubscribeUrl}|${mrkdwn(w.unsubscribe)}>`,
               },
             ],
           },
@@ -166,7 +170,7 @@ export function hookRequest(
             title: title.slice(0, 256),
             url: links.pageUrl,
             // At most 4,096 characters: the owner's words give way to the links.
-            description: `${text.slice(0, 3000)}\n\n[Choose services](${links.manageUrl}) · [Unsubscribe](${links.unsubscribeUrl})`,
+            description: `${text.slice(0, 3000)}\n\n[${w.chooseServices}](${links.manageUrl}) · [${w.unsubscribe}](${links.unsubscribeUrl})`,
             color: Number.parseInt(colourOf(message).slice(1), 16),
           },
         ],
@@ -187,9 +191,9 @@ export function hookRequest(
                 { type: "TextBlock", text, wrap: true },
               ],
               actions: [
-                { type: "Action.OpenUrl", title: "View the status page", url: links.pageUrl },
-                { type: "Action.OpenUrl", title: "Choose services", url: links.manageUrl },
-                { type: "Action.OpenUrl", title: "Unsubscribe", url: links.unsubscribeUrl },
+                { type: "Action.OpenUrl", title: w.viewPage, url: links.pageUrl },
+                { type: "Action.OpenUrl", title: w.chooseServices, url: links.manageUrl },
+                { type: "Action.OpenUrl", title: w.unsubscribe, url: links.unsubscribeUrl },
               ],
             },
           },

@@ -18,6 +18,7 @@ import type { AlertMailer, DeliveryDeps } from "./deliver.ts";
 import { deliver, MAIL_TIMEOUT_MS } from "./deliver.ts";
 import { confirmationEmail, type NoticeEmail, noticeEmail } from "./notice-emails.ts";
 import { type HookSettings, hookRequest } from "./notice-hooks.ts";
+import type { NoticeWords } from "./notice-words.ts";
 import { KEEP_LOG_MS, PRUNE_EVERY_MS } from "./sender.ts";
 
 export interface NoticeSenderDeps {
@@ -29,6 +30,8 @@ export interface NoticeSenderDeps {
   token: (nonce: string) => string;
   /** PORCHLIGHT_PUBLIC_URL: the links' origin. */
   publicUrl: string;
+  /** The messages' language: the pages' (PORCHLIGHT_PAGE_LOCALE); English unless told. */
+  words?: NoticeWords;
   /** Opens a URL subscriber's sealed settings (accounts/sealed.ts's SecretBox.open). */
   unseal: (sealed: string) => string;
   /** How URL subscribers are posted to (deliver.ts): private receivers only where the operator allows them. */
@@ -208,6 +211,7 @@ export class NoticeSender {
         accentColor: page.accentColor,
         pageUrl: pageUrl(publicUrl, page),
         confirmUrl: subscriberUrls(publicUrl, token(claim.confirmNonce)).confirmUrl,
+        ...(this.deps.words ? { words: this.deps.words } : {}),
       });
     }
     const content = await this.#content(claim.noticeId);
@@ -228,6 +232,7 @@ export class NoticeSender {
         eventId: `notice-${claim.noticeId}`,
         listId: `${content.page.name.replace(/[<>"\\\r\n]/g, "")} <${content.page.slug}.status.${host}>`,
       },
+      this.deps.words,
     );
   }
 
@@ -287,6 +292,7 @@ export class NoticeSender {
         { pageUrl: pageUrl(publicUrl, page), manageUrl: links.manageUrl, unsubscribeUrl: links.unsubscribeUrl },
         `subscriber-delivery-${claim.id}`,
         clock.now().getTime(),
+        this.deps.words,
       );
     } else {
       const content = await this.#content(claim.noticeId);
@@ -298,6 +304,7 @@ export class NoticeSender {
         { pageUrl: pageUrl(publicUrl, content.page), manageUrl: links.manageUrl, unsubscribeUrl: links.unsubscribeUrl },
         `subscriber-delivery-${claim.id}`,
         clock.now().getTime(),
+        this.deps.words,
       );
     }
     const result = await deliver(request, { ...delivery, mailer });

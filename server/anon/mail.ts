@@ -12,6 +12,8 @@ export interface MailMessage {
   text: string;
   html: string;
   headers?: Record<string, string>;
+  /** The sender's display name for this message (a status page's name), before PORCHLIGHT_MAIL_FROM's address. */
+  fromName?: string;
 }
 
 export interface SentMail {
@@ -118,7 +120,7 @@ function smtpMailer(options: { smtpUrl: string; from: string; logger: Logger; ti
     async send(message) {
       const toDomain = domainOf(message.to);
       try {
-        const info = await transport.sendMail({ from, ...content(message) });
+        const info = await transport.sendMail({ from: fromOf(from, message.fromName), ...content(message) });
         logger.info(
           { mail: "smtp", server, toDomain, subject: message.subject, messageId: info.messageId },
           "mail sent",
@@ -157,7 +159,7 @@ function fileMailer(options: { from: string; dataDir: string; logger: Logger }):
       const toDomain = domainOf(message.to);
       let file: string | undefined;
       try {
-        const info = await transport.sendMail({ from, ...content(message) });
+        const info = await transport.sendMail({ from: fromOf(from, message.fromName), ...content(message) });
         await mkdir(dir, { recursive: true, mode: 0o700 });
         file = join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(6).toString("hex")}.eml`);
         // "wx": two sends never share a file; 0600: the file holds a personal address.
@@ -181,6 +183,16 @@ function fileMailer(options: { from: string; dataDir: string; logger: Logger }):
       transport.close();
     },
   };
+}
+
+/**
+ * The From of a message: the configured one, or its address under the message's own name ("Acme Status
+ * <status@example.com>"); nodemailer quotes and encodes the name, so no name can add a header.
+ */
+function fromOf(from: string, name: string | undefined): string | { name: string; address: string } {
+  const flat = name?.replace(/[\r\n\t]+/g, " ").trim();
+  if (!flat) return from;
+  return { name: flat.slice(0, 100), address: /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim() };
 }
 
 /** Nodemailer's message: a Message-ID among the headers (a subscriber notice's, for threading) is its messageId. */

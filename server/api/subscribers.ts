@@ -4,6 +4,7 @@ import { z } from "zod";
 import { hashToken } from "../accounts/secrets.ts";
 import { noticeEmail } from "../alerts/notice-emails.ts";
 import { pageUrl } from "../alerts/notice-sender.ts";
+import { noticeWordsFor } from "../alerts/notice-words.ts";
 import { maskUrl } from "../alerts/outbound.ts";
 import type { Clock } from "../clock.ts";
 import { Envelope, envelope } from "../contract/common.ts";
@@ -43,6 +44,8 @@ export interface SubscriberDeps extends PageAccessDeps {
   clock: Clock;
   /** Sign-ups a client may make an hour, and sign-ups one address may receive a day (across pages). */
   limits?: { perClientHour?: number; perAddressDay?: number };
+  /** The pages' language (PORCHLIGHT_PAGE_LOCALE), which a notice's preview speaks as the notices do. */
+  locale?: string;
 }
 
 const SlugParams = z.object({ slug: Slug.meta({ description: "The status page's slug", example: "acme" }) });
@@ -365,6 +368,7 @@ export function subscriptions(
             eventId: "preview",
             listId: `<preview.${host}>`,
           },
+          noticeWordsFor(deps.locale),
         );
         return envelope(200, "Notice preview", {
           subject: mail.subject,

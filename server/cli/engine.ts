@@ -1,6 +1,7 @@
 import { SecretBox } from "../accounts/sealed.ts";
 import type { AlertMailer } from "../alerts/deliver.ts";
 import { NoticeSender } from "../alerts/notice-sender.ts";
+import { noticeWordsFor } from "../alerts/notice-words.ts";
 import { AlertSender } from "../alerts/sender.ts";
 import { systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
@@ -70,6 +71,7 @@ export function createNoticeSender(store: Store, config: Config, logger: Logger,
     token: (nonce) => secrets.token(nonce),
     unseal: (sealed) => secrets.open(sealed),
     publicUrl: config.publicUrl,
+    words: noticeWordsFor(config.pageLocale),
     delivery: { allowPrivate: config.allowPrivateTargets, timeoutMs: config.alertLeaseMs / 2 },
     concurrency: NOTICE_SLOTS,
     leaseMs: config.alertLeaseMs,

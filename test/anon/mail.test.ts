@@ -400,6 +400,30 @@ describe("file mode", () => {
     expect(lines.join("")).not.toContain("bob@");
   });
 
+  test("a message's own sender name replaces the configured one, at the configured address, with no header added", async () => {
+    const mailer = createMailer({ from: FROM, dataDir, logger: capturedLogger().logger });
+    const named = await mailer.send({
+      to: TO,
+      subject: "Hello",
+      text: "Hi",
+      html: "<p>Hi</p>",
+      fromName: 'Acme "Status"\r\nBcc: victim@example.com — Zürich',
+    });
+    const plain = await mailer.send({ to: TO, subject: "Hello", text: "Hi", html: "<p>Hi</p>" });
+    mailer.close();
+    const parsed = await PostalMime.parse(readFileSync(named.file as string));
+    expect(parsed.from).toEqual({
+      name: 'Acme "Status" Bcc: victim@example.com — Zürich',
+      address: "porchlight@test.example",
+    });
+    expect(parsed.bcc).toBeUndefined();
+    expect(readFileSync(named.file as string, "utf8")).not.toMatch(/^Bcc:/im);
+    expect((await PostalMime.parse(readFileSync(plain.file as string))).from).toEqual({
+      name: "Porchlight",
+      address: "porchlight@test.example",
+    });
+  });
+
   test("a mail directory that cannot be made fails the send with a MailSendError", async () => {
     const blocker = join(dataDir, "not-a-dir");
     // A file where the data directory should be: mkdir under it fails.

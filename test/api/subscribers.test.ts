@@ -197,6 +197,8 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
     expect(mails.map((m) => m.to)).toEqual(["ada@example.com"]);
     const confirmation = mails[0] as Mail;
     expect(header(confirmation, "Subject")).toBe("[Acme acme] Confirm your subscription");
+    // From the page, by name, at the configured address.
+    expect(header(confirmation, "From")).toBe("Acme acme <status@status.test>");
     const confirm = tokenIn(confirmation, "/subscriptions/confirm");
 
     // Unconfirmed: an incident tells it nothing.
@@ -226,6 +228,7 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
     expect(mails).toHaveLength(2);
     const notice = mails[1] as Mail;
     expect(header(notice, "Subject")).toBe("[Acme acme] Search is down: major outage — investigating");
+    expect(header(notice, "From")).toBe("Acme acme <status@status.test>");
     expect(notice.text).toContain("Looking into it");
     expect(notice.text).toContain("Search: major outage");
     expect(notice.text).toContain("http://status.test/acme");

@@ -5,6 +5,7 @@ import { mkdirSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { confirmationEmail, noticeEmail, type SubscriberLinks } from "../../server/alerts/notice-emails.ts";
+import { noticeWordsFor } from "../../server/alerts/notice-words.ts";
 import type { NoticeContent } from "../../server/store/subscribers.ts";
 import { collectPageErrors, describeBrowser, launchChromium } from "../support/browser.ts";
 
@@ -73,6 +74,16 @@ describeBrowser("a subscriber's e-mails, as a mail client shows them", () => {
     }),
     incident: noticeEmail(incident, links, ids),
     maintenance: noticeEmail(maintenance, links, ids),
+    // The page's language (PORCHLIGHT_PAGE_LOCALE): German, and Hebrew written right to left.
+    "incident-de": noticeEmail(incident, links, ids, noticeWordsFor("de-CH")),
+    "incident-he": noticeEmail(incident, links, ids, noticeWordsFor("he")),
+    "confirmation-he": confirmationEmail({
+      pageName: page.name,
+      accentColor: page.accentColor,
+      pageUrl: links.pageUrl,
+      confirmUrl: "https://status.acme.test/subscriptions/confirm?token=C",
+      words: noticeWordsFor("he"),
+    }),
   };
 
   test("each reads whole at 600 and 375 px, loads nothing, escapes the owner's words and links where it says", async () => {
@@ -108,6 +119,27 @@ describeBrowser("a subscriber's e-mails, as a mail client shows them", () => {
       "Checkout: partial outage",
       "Search: degraded performance",
     ]);
+    // In German: the subject, the statuses, the links' words and the time; the owner's words as written.
+    expect(mails["incident-de"].subject).toBe(
+      "[Acme Status] Checkout is slow <script>alert(1)</script>: teilweiser Ausfall — Ursache erkannt",
+    );
+    await tab.setContent(mails["incident-de"].html);
+    expect(await tab.locator("html").getAttribute("lang")).toBe("de");
+    expect(await tab.locator("a", { hasText: "Abbestellen" }).getAttribute("href")).toBe(links.unsubscribeUrl);
+    expect(await tab.locator("a", { hasText: "Statusseite ansehen" }).getAttribute("href")).toBe(links.pageUrl);
+    expect(await tab.locator("li").allTextContents()).toEqual([
+      "Checkout: teilweiser Ausfall",
+      "Search: eingeschränkte Leistung",
+    ]);
+    expect(mails["incident-de"].text).toContain("Ursache erkannt — Sa, 21. Nov. 2026, 10:20 UTC");
+    // In Hebrew: right to left, on the document and on the message itself (some readers drop the html element's).
+    await tab.setContent(mails["incident-he"].html);
+    expect(await tab.locator("html").getAttribute("dir")).toBe("rtl");
+    expect(await tab.locator("body > div").getAttribute("dir")).toBe("rtl");
+    // The owner's English title and paragraphs keep their own direction: their full stops stay at their ends.
+    expect(await tab.locator('h1[dir="auto"], p[dir="auto"]').count()).toBe(3);
+    expect(await tab.locator("a", { hasText: "ביטול ההרשמה" }).getAttribute("href")).toBe(links.unsubscribeUrl);
+    expect(mails["confirmation-he"].subject).toBe("[Acme Status] אישור ההרשמה");
     await tab.setContent(mails.maintenance.html);
     expect(await tab.locator("p", { hasText: "Scheduled for" }).textContent()).toBe(
       "Scheduled for Sun, 22 Nov 2026, 02:00 – 03:00 UTC",
