@@ -168,7 +168,7 @@ const paragraphs = (text: string) =>
 
 const servicesList = (title: string, lines: string[]) =>
   lines.length > 0
-    ? `<p style="margin:16px 0 4px;font-weight:600;">${e(title)}</p><ul style="margin:0 0 16px;padding-left:20px;">${lines.map((a) => `<li dir="auto">${e(a)}</li>`).join("")}</ul>`
+    ? `<p style="margin:16px 0 4px;font-weight:600;">${e(title)}</p><ul style="margin:0 0 16px;padding-inline-start:20px;">${lines.map((a) => `<li dir="auto">${e(a)}</li>`).join("")}</ul>`
     : "";
 
 /** A notice in words: its headline ("Checkout is slow: partial outage — investigating") and its lines of text. */

@@ -102,7 +102,7 @@ const de: NoticeWords = {
   unsubscribe: "Abbestellen",
   youReceive: (page) => `Sie erhalten diese Nachricht, weil Sie ${page} abonniert haben.`,
   confirmSubject: (page) => `[${page}] Bitte bestätigen Sie Ihr Abonnement`,
-  confirmHeading: (page) => `Abonnement von ${page} bestätigen`,
+  confirmHeading: (page) => `Abonnement für ${page} bestätigen`,
   confirmAsked: (page) =>
     `Jemand, vermutlich Sie, möchte per E-Mail benachrichtigt werden, wenn ${page} eine Störung meldet.`,
   confirmWithin: (hours) => `Bestätigen Sie innerhalb von ${hours} Stunden:`,
@@ -116,10 +116,10 @@ const de: NoticeWords = {
   inProgressUntil: (time) => `Läuft bis ${time}`,
   completedAt: (time) => `Abgeschlossen am ${time}`,
   repeats: "Diese Wartung wiederholt sich; dies ist ihr nächster Termin. Die Statusseite zeigt die Termine danach.",
-  testWorks: (page) => `Dieses Abonnement von ${page} funktioniert: Störungen und Wartungen werden hier gemeldet.`,
+  testWorks: (page) => `Dieses Abonnement für ${page} funktioniert: Störungen und Wartungen werden hier gemeldet.`,
   subscribed: "abonniert",
   time: ({ day, date, month, year, hm }) =>
-    `${["So", "Mo", "Di", "Mi", "Do", "Fr", "Sa"][day]}, ${date}. ${
+    `${["So.", "Mo.", "Di.", "Mi.", "Do.", "Fr.", "Sa."][day]}, ${date}. ${
       ["Jan.", "Feb.", "März", "Apr.", "Mai", "Juni", "Juli", "Aug.", "Sept.", "Okt.", "Nov.", "Dez."][month]
     } ${year}, ${hm} UTC`,
 };
@@ -152,12 +152,12 @@ const he: NoticeWords = {
   linkWorks: (hours) => `הקישור תקף ${hours} שעות.`,
   confirmIgnore: "אם לא אתם ביקשתם, התעלמו מהודעה זו: לא יישלח דבר נוסף.",
   confirmButton: "אישור ההרשמה",
-  maintenanceScheduledFor: (time) => `תחזוקה מתוכננת ל־${time}`,
+  maintenanceScheduledFor: (time) => `תחזוקה מתוכננת ל${time}`,
   maintenanceInProgress: "תחזוקה מתבצעת",
   maintenanceCompleted: "התחזוקה הסתיימה",
   scheduledSpan: (span) => `מתוכננת: ${span}`,
   inProgressUntil: (time) => `מתבצעת עד ${time}`,
-  completedAt: (time) => `הסתיימה ב־${time}`,
+  completedAt: (time) => `הסתיימה ב${time}`,
   repeats: "תחזוקה זו חוזרת; זה המועד הבא שלה. דף הסטטוס מציג את המועדים שאחריו.",
   testWorks: (page) => `ההרשמה לעדכונים של ${page} פועלת: תקלות ותחזוקה יפורסמו כאן.`,
   subscribed: "ההרשמה פעילה",

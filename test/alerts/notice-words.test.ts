@@ -43,8 +43,8 @@ describe("the words of what subscribers receive", () => {
 
   test("times are UTC from fixed tables, ending with the clock and UTC", () => {
     expect(mailTime("2026-12-08T02:05:00Z")).toBe("Tue, 8 Dec 2026, 02:05 UTC");
-    expect(mailTime("2026-12-08T02:05:00Z", noticeWordsFor("de"))).toBe("Di, 8. Dez. 2026, 02:05 UTC");
-    expect(mailTime("2026-03-01T23:59:00+01:00", noticeWordsFor("de"))).toBe("So, 1. März 2026, 22:59 UTC");
+    expect(mailTime("2026-12-08T02:05:00Z", noticeWordsFor("de"))).toBe("Di., 8. Dez. 2026, 02:05 UTC");
+    expect(mailTime("2026-03-01T23:59:00+01:00", noticeWordsFor("de"))).toBe("So., 1. März 2026, 22:59 UTC");
     expect(mailTime("2026-12-08T02:05:00Z", noticeWordsFor("he"))).toBe("יום ג׳, 8 בדצמבר 2026, 02:05 UTC");
   });
 

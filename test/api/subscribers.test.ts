@@ -827,4 +827,17 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
     const off = await api.post(`/public/v1/status-pages/${page.id}/subscribers/preview`, { title: "x", message: "y" });
     expect(off.json.data.recipients).toBe(0);
   });
+
+  test("the preview speaks the pages' language (PORCHLIGHT_PAGE_LOCALE), as the notices do", async () => {
+    const german = client(makeApp(opened.store, { clock, env: { PORCHLIGHT_PAGE_LOCALE: "de-AT" } }).app, ownerToken);
+    const preview = await german.post(`/public/v1/status-pages/${page.id}/subscribers/preview`, {
+      title: "Kasse langsam",
+      message: "Wir sehen nach.",
+      items: [{ id: items[0]?.id, status: "partial_outage" }],
+    });
+    expect(preview.status).toBe(200);
+    expect(preview.json.data.subject).toBe("[Acme acme] Kasse langsam: teilweiser Ausfall — wird untersucht");
+    expect(preview.json.data.html).toContain('<html lang="de" dir="ltr">');
+    expect(preview.json.data.text).toContain("Abbestellen: ");
+  });
 });

@@ -131,7 +131,7 @@ describeBrowser("a subscriber's e-mails, as a mail client shows them", () => {
       "Checkout: teilweiser Ausfall",
       "Search: eingeschränkte Leistung",
     ]);
-    expect(mails["incident-de"].text).toContain("Ursache erkannt — Sa, 21. Nov. 2026, 10:20 UTC");
+    expect(mails["incident-de"].text).toContain("Ursache erkannt — Sa., 21. Nov. 2026, 10:20 UTC");
     // In Hebrew: right to left, on the document and on the message itself (some readers drop the html element's).
     await tab.setContent(mails["incident-he"].html);
     expect(await tab.locator("html").getAttribute("dir")).toBe("rtl");

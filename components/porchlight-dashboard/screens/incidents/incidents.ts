@@ -647,7 +647,7 @@ export class PlIncidents extends LitElement {
         <input id="i-started" name="startedAt" type="datetime-local" style="max-width:16rem" aria-invalid=${f.invalid("startedAt")}
           aria-describedby=${f.describedBy("i", "startedAt", "i-started-hint")} />${f.error("i", "startedAt")}</div>
       <label class="check"><input type="checkbox" name="notify" checked /> Tell the page's subscribers</label>
-      <p class="muted" style="margin:0.25rem 0 0.75rem">By e-mail, webhook or chat, once the incident is published; a draft tells no one.</p>
+      <p class="muted" style="margin:0.25rem 0 0.75rem">By e-mail, webhook or chat, when you open it. A draft tells no one until you publish it, and then tells them.</p>
       ${f.message()}
       <div class="row">
         <button class="primary" value="publish" ?disabled=${f.busy}>Open incident</button>
