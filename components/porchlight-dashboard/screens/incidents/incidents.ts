@@ -294,23 +294,32 @@ export class PlIncidents extends LitElement {
     }));
   }
 
+  /**
+   * The new incident's words as the form says them now, for opening it and for previewing its e-mail. Which pages is
+   * the form's own question, asked before the API is: it says it beside the choice, as the API would.
+   */
+  #newIncident(data: FormData) {
+    if (this.chosen.length === 0) {
+      throw new ApiProblem(400, "invalid_request", "Choose a page.", [
+        { field: "page", message: "Choose at least one page." },
+      ]);
+    }
+    return {
+      title: String(data.get("title") ?? ""),
+      impact: String(data.get("impact") ?? "") || undefined,
+      status: String(data.get("status") ?? "investigating"),
+      message: String(data.get("message") ?? ""),
+    };
+  }
+
   async #create(event: SubmitEvent): Promise<void> {
     const draft = (event.submitter as HTMLButtonElement | null)?.value === "draft";
     const ok = await this.#act(
       this.#newForm,
       event,
       async (data) => {
-        // Which pages is the form's own question, asked before the API is: it says it beside the choice, as the API would.
-        if (this.chosen.length === 0) {
-          throw new ApiProblem(400, "invalid_request", "Choose a page.", [
-            { field: "page", message: "Choose at least one page." },
-          ]);
-        }
         const body = {
-          title: String(data.get("title") ?? ""),
-          impact: String(data.get("impact") ?? "") || undefined,
-          status: String(data.get("status") ?? "investigating"),
-          message: String(data.get("message") ?? ""),
+          ...this.#newIncident(data),
           startedAt: instant(String(data.get("startedAt") ?? "")),
           publish: !draft,
           notify: data.get("notify") === "on",
@@ -341,23 +350,13 @@ export class PlIncidents extends LitElement {
     const data = new FormData(form);
     const pages = (this.#pages ?? []).filter((p) => this.chosen.includes(p.id));
     const previews = await this.#newForm.submit(null, async () => {
-      if (pages.length === 0) {
-        throw new ApiProblem(400, "invalid_request", "Choose a page.", [
-          { field: "page", message: "Choose at least one page." },
-        ]);
-      }
+      const words = this.#newIncident(data);
       const shown: PlIncidents["previews"] = [];
       for (const page of pages) {
         const { data: notice } = await api<z.infer<typeof NoticePreview>>(
           "POST",
           `/public/v1/status-pages/${page.id}/subscribers/preview`,
-          {
-            title: String(data.get("title") ?? ""),
-            impact: String(data.get("impact") ?? "") || undefined,
-            status: String(data.get("status") ?? "investigating"),
-            message: String(data.get("message") ?? ""),
-            items: this.#itemsOf(data, page.id),
-          },
+          { ...words, items: this.#itemsOf(data, page.id) },
         );
         shown.push({ page, notice });
       }
