@@ -395,7 +395,7 @@ export class IncidentQueries extends Queries {
   openAutomatic(trx: Kysely<Database>, siteIds: string[]) {
     return trx
       .selectFrom("incidents")
-      .select(["id", "page_id", "site_id", "status", "title"])
+      .select(["id", "page_id", "site_id", "status", "title", "published_at"])
       .where("site_id", "in", siteIds)
       .where("source", "=", "automatic")
       .where("resolved_at", "is", null)
@@ -406,15 +406,15 @@ export class IncidentQueries extends Queries {
    * An update stamped now, within the caller's transaction: the engine's (an automatic incident moving, a removed
    * site's incidents resolved), whose clock is the only one that stamps them.
    */
-  async appendUpdate(
+  appendUpdate(
     trx: Kysely<Database>,
     pageId: number,
     incidentId: number,
     status: string,
     message: string,
     now: string,
-  ): Promise<void> {
-    await this.write(trx, pageId, incidentId, status, message, now, now);
+  ): Promise<number> {
+    return this.write(trx, pageId, incidentId, status, message, now, now);
   }
 
   /** Writes an update that happened `at` (when resolving, the resolution's time), recorded `now`. */

@@ -109,7 +109,8 @@ export class SiteQueries extends Queries {
 
   /**
    * Deletes a site; its open automatic incidents are resolved first (with an update saying why), so that no page
-   * is left with an outage nobody can end.
+   * is left with an outage nobody can end. Subscribers told of such an incident are told of its end at once: with
+   * the site gone there is no flapping to hold a resolution against (checks.ts holds the engine's own).
    */
   async delete(workspaceId: string, id: string, now = new Date().toISOString()): Promise<boolean> {
     return this.transaction(async (trx) => {
@@ -124,7 +125,11 @@ export class SiteQueries extends Queries {
       if (!site) return false;
       for (const incident of await this.incidents.openAutomatic(trx, [id])) {
         const message = "The site was removed from monitoring.";
-        await this.incidents.appendUpdate(trx, incident.page_id, incident.id, "resolved", message, now);
+        const update = await this.incidents.appendUpdate(trx, incident.page_id, incident.id, "resolved", message, now);
+        if (incident.published_at !== null) {
+          const key = `incident:${incident.id}:update:${update}`;
+          await this.incidents.notice(trx, incident.page_id, incident.id, "resolved", key, now);
+        }
       }
       await trx.deleteFrom("sites").where("id", "=", id).execute();
       return true;

@@ -306,6 +306,37 @@ describeStores("calm alerts and one incident per outage", (kind) => {
     expect(await told()).toEqual(["published", "resolved", "published"]);
   });
 
+  test("a site deleted during its published outage tells subscribers the incident is resolved, at once and once", async () => {
+    const { site } = await setUp({ policy: { publish: "immediately" }, rule: { flapping: null } });
+    failing = true;
+    await steps(2);
+    expect(await told()).toEqual(["published"]);
+    expect((await api.delete(`/public/v1/site/${site.id}`)).status).toBe(200);
+    expect(await told()).toEqual(["published", "resolved"]);
+    const [incident] = await incidents();
+    const last = (await updates(incident?.id as number)).at(-1);
+    expect(last?.message).toBe("The site was removed from monitoring.");
+    const notice = await store.db
+      .selectFrom("subscriber_notices")
+      .select(["update_id", "key"])
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    expect(notice.update_id).toBe(last?.id);
+    await steps(20);
+    expect(await told()).toEqual(["published", "resolved"]);
+  });
+
+  test("a site deleted while its incident waits to be published tells subscribers nothing", async () => {
+    const { site } = await setUp({ policy: { publish: "after", afterMinutes: 5 } });
+    failing = true;
+    await steps(2);
+    expect((await incidents()).map((i) => i.published_at)).toEqual([null]);
+    expect((await api.delete(`/public/v1/site/${site.id}`)).status).toBe(200);
+    await steps(20);
+    expect(await told()).toEqual([]);
+    expect((await incidents()).map((i) => i.status)).toEqual(["resolved"]);
+  });
+
   test("published after N minutes: a shorter outage stays owner-only for good; a longer one is published by time", async () => {
     await setUp({ policy: { publish: "after", afterMinutes: 5 } });
     failing = true;
