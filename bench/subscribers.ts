@@ -1,15 +1,15 @@
 /**
  * npm run bench:subscribers — an incident published on a page with BENCH_SUBSCRIBERS confirmed e-mail subscribers
- * (default 100,000), told through the subscribers' sender as `porchlight worker` wires it (createNoticeSender, the
- * server's SMTP mailer) on a SQLite store, to an SMTP sink in a child process (this file again, role "sink"), so the
+ * (default 100,000), told through the senders as `porchlight worker` wires them (createSenders: the subscribers'
+ * notices over SMTP connections of their own, the owners' alerts over the server's mailer) on a SQLite store, to an SMTP sink in a child process (this file again, role "sink"), so the
  * CPU time measured here is the fan-out's and the sender's.
  *
  * Prints: messages received by the sink (and how many addresses got more than one), the time from publication to the
  * last message, messages per second and CPU time per message (overall, and once the read and alert windows are over:
  * the fan-out alone), the process's peak RSS; and, measured in the same run
  * before the incident and during its fan-out, status-page reads per second (GET /public/v1/status-page/{slug} through
- * the app, in process) and an owner's alert (an alert channel's test delivery to a local webhook receiver, through
- * the API) p50 and max latency, with their ratios. It waits at most BENCH_SUBSCRIBERS_WAIT seconds (default 600);
+ * the app, in process) and an owner's alerts (an e-mail channel's and a webhook channel's test deliveries, through
+ * the API, to the same SMTP sink and to a local receiver) p50 and max latency, with their ratios. It waits at most BENCH_SUBSCRIBERS_WAIT seconds (default 600);
  * what is then undelivered is reported with the rate reached. No figure is judged here; figures compare within one
  * run only (the machine is shared).
  */
@@ -23,7 +23,7 @@ import { SMTPServer } from "smtp-server";
 import { createToken, createUser } from "../server/accounts/accounts.ts";
 import { createMailer } from "../server/anon/mail.ts";
 import { createApp } from "../server/app.ts";
-import { createNoticeSender } from "../server/cli/engine.ts";
+import { createSenders } from "../server/cli/engine.ts";
 import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { openStore } from "../server/store/store.ts";
@@ -34,7 +34,10 @@ const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100_000);
 const WAIT_S = Number(process.env.BENCH_SUBSCRIBERS_WAIT ?? 600);
 const READ_WINDOW_MS = 3000;
 
-/** The SMTP sink: accepts every message, counts them per recipient, answers the parent's questions over IPC. */
+/**
+ * The SMTP sink: accepts every message, counts the subscribers' (at bench.test) per recipient, answers the parent's
+ * questions over IPC.
+ */
 function runSink(): void {
   const perAddress = new Map<string, number>();
   let messages = 0;
@@ -46,8 +49,9 @@ function runSink(): void {
     onData(stream, session, callback) {
       stream.on("data", () => {});
       stream.on("end", () => {
-        messages++;
         for (const rcpt of session.envelope.rcptTo) {
+          if (!rcpt.address.endsWith("@bench.test")) continue;
+          messages++;
           perAddress.set(rcpt.address, (perAddress.get(rcpt.address) ?? 0) + 1);
         }
         callback();
@@ -102,10 +106,15 @@ async function main(): Promise<void> {
     await call("POST", `/public/v1/status-pages/${page.id}/items`, { siteId: site.id, label: name });
   }
   await call("PATCH", `/public/v1/status-pages/${page.id}`, { subscriptions: { enabled: true } });
-  const channel = await call("POST", "/public/v1/alert-channels", {
+  const hook = await call("POST", "/public/v1/alert-channels", {
     type: "webhook",
-    name: "Owner",
+    name: "Owner's hook",
     config: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/alert` },
+  });
+  const inbox = await call("POST", "/public/v1/alert-channels", {
+    type: "email",
+    name: "Owner's inbox",
+    config: { to: ["owner@owner.test"] },
   });
 
   // The subscribers, written as confirmed sign-ups would leave them.
@@ -125,8 +134,8 @@ async function main(): Promise<void> {
     }
     return (n / READ_WINDOW_MS) * 1000;
   };
-  /** An owner's alert: the channel's test delivery, five times; its latencies in ms. */
-  const alerts = async () => {
+  /** An owner's alert: a channel's test delivery, five times; its latencies in ms. */
+  const alerts = async (channel: { id: string | number }) => {
     const took: number[] = [];
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
@@ -137,13 +146,14 @@ async function main(): Promise<void> {
     return took;
   };
   const readsBefore = await reads();
-  const alertsBefore = await alerts();
+  const hookBefore = await alerts(hook);
+  const mailBefore = await alerts(inbox);
 
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, 100);
-  const sender = createNoticeSender(store, config, logger, mailer);
+  const senders = createSenders(store, config, logger, mailer);
   const cpu = process.cpuUsage();
   const published = Date.now();
   await call("POST", `/public/v1/status-pages/${page.id}/incidents`, {
@@ -151,9 +161,10 @@ async function main(): Promise<void> {
     message: "We are looking into it.",
     impact: "major",
   });
-  sender.start();
+  senders.start();
   const readsDuring = await reads();
-  const alertsDuring = await alerts();
+  const hookDuring = await alerts(hook);
+  const mailDuring = await alerts(inbox);
   let counts = await ask<{ messages: number; addresses: number; repeated: number }>(sink.process, { ask: "count" });
   // From here on the fan-out runs alone: its own rate and CPU per message, without the reads' share.
   const alone = { at: Date.now(), messages: counts.messages, cpu: process.cpuUsage() };
@@ -168,7 +179,7 @@ async function main(): Promise<void> {
   const usedAlone = process.cpuUsage(alone.cpu);
   const aloneMessages = Math.max(1, counts.messages - alone.messages);
   clearInterval(sampler);
-  await sender.stop();
+  await senders.stop();
   const seconds = (last.at - published) / 1000;
   const p = (list: number[], q: number) => round(quantile(list, q), 0);
   console.table({
@@ -183,8 +194,10 @@ async function main(): Promise<void> {
     "page reads/s before": round(readsBefore, 0),
     "page reads/s during fan-out": round(readsDuring, 0),
     "reads ratio (during / before)": round(readsDuring / readsBefore, 2),
-    "owner alert ms p50 / max before": `${p(alertsBefore, 0.5)} / ${p(alertsBefore, 1)}`,
-    "owner alert ms p50 / max during": `${p(alertsDuring, 0.5)} / ${p(alertsDuring, 1)}`,
+    "owner webhook alert ms p50 / max before": `${p(hookBefore, 0.5)} / ${p(hookBefore, 1)}`,
+    "owner webhook alert ms p50 / max during": `${p(hookDuring, 0.5)} / ${p(hookDuring, 1)}`,
+    "owner e-mail alert ms p50 / max before": `${p(mailBefore, 0.5)} / ${p(mailBefore, 1)}`,
+    "owner e-mail alert ms p50 / max during": `${p(mailDuring, 0.5)} / ${p(mailDuring, 1)}`,
   });
   if (counts.messages < SUBSCRIBERS) console.log(`undelivered after ${WAIT_S} s: ${SUBSCRIBERS - counts.messages}`);
   sink.process.kill();

@@ -56,7 +56,10 @@ export class MailSendError extends Error {
 }
 
 // A dead or stalled server must fail the job, not hang it: nodemailer's own defaults are minutes long.
-/** SMTP connections the server keeps open at once (nodemailer's pool), shared by alerts, sign-ups and notices. */
+/**
+ * SMTP connections one mailer keeps open at once (nodemailer's pool). A process that sends has two mailers: one for
+ * owners' alerts, sign-in links and reports, one for subscribers' notices and confirmations (cli/engine.ts).
+ */
 export const SMTP_POOL_CONNECTIONS = 5;
 export const SMTP_CONNECTION_TIMEOUT_MS = 10_000;
 export const SMTP_GREETING_TIMEOUT_MS = 10_000;

@@ -3,6 +3,7 @@ import type { AlertMailer } from "../alerts/deliver.ts";
 import { NoticeSender } from "../alerts/notice-sender.ts";
 import { noticeWordsFor } from "../alerts/notice-words.ts";
 import { AlertSender } from "../alerts/sender.ts";
+import { createMailer } from "../anon/mail.ts";
 import { systemClock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { DomainLookup, loadBootstrap } from "../engine/domain.ts";
@@ -51,9 +52,47 @@ export function createSender(store: Store, config: Config, logger: Logger, maile
   });
 }
 
+/** The two senders of a process that runs an engine; started together, stopped together. */
+export interface Senders {
+  alerts: AlertSender;
+  notices: NoticeSender;
+  start(): void;
+  /** Stops both (each waits a moment for what it has under way), then closes the notices' own mailer. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The senders of a process that runs an engine (serve, worker), not started: the owners' alerts through `mailer`
+ * (the process's, which sign-in links and reports use too) and the subscribers' notices through a mailer of their
+ * own. Each mailer keeps its own pool of SMTP connections (SMTP_POOL_CONNECTIONS), so a fan-out to thousands of
+ * subscribers holds only the notices' connections and an owner's alert never queues behind it.
+ */
+export function createSenders(store: Store, config: Config, logger: Logger, mailer: AlertMailer): Senders {
+  const noticeMailer = createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    dataDir: config.dataDir,
+    logger,
+  });
+  const alerts = createSender(store, config, logger, mailer);
+  const notices = createNoticeSender(store, config, logger, noticeMailer);
+  return {
+    alerts,
+    notices,
+    start() {
+      alerts.start();
+      notices.start();
+    },
+    async stop() {
+      await Promise.all([alerts.stop(), notices.stop()]);
+      noticeMailer.close();
+    },
+  };
+}
+
 /**
  * Subscriber messages one process has under way at once: its own slots, beside the alert sender's, over the mailer's
- * pooled connections (bench:subscribers measured 8 against 32: see the benchmarks).
+ * own pooled connections (bench:subscribers measured 8 against 32: see the benchmarks).
  */
 const NOTICE_SLOTS = 32;
 
@@ -61,7 +100,7 @@ const NOTICE_SLOTS = 32;
  * The subscribers' sender of a process that runs an engine: it fans out the notices incident changes write and
  * delivers them and the sign-ups' confirmations, with slots of its own beside the alerts'; not started.
  */
-export function createNoticeSender(store: Store, config: Config, logger: Logger, mailer: AlertMailer): NoticeSender {
+function createNoticeSender(store: Store, config: Config, logger: Logger, mailer: AlertMailer): NoticeSender {
   const secrets = new SecretBox(config.secretKey, config.dataDir);
   return new NoticeSender({
     store,

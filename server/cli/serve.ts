@@ -11,7 +11,7 @@ import type { RecordSummary } from "../engine/record.ts";
 import { createLimiter } from "../http/rate-limit.ts";
 import { createProcessLog } from "../log.ts";
 import { openStore } from "../store/store.ts";
-import { createEngine, createNoticeSender, createSender } from "./engine.ts";
+import { createEngine, createSenders } from "./engine.ts";
 import { firstStartMessage, listeningUrl, startLine } from "./first-start.ts";
 import { Refusal } from "./refusal.ts";
 import { exitOnSignals } from "./shutdown.ts";
@@ -66,12 +66,9 @@ export async function serve(config: Config): Promise<void> {
     }
   }
   engine?.start();
-  // Where the engine runs, its alerts go out.
-  const sender = engine ? createSender(store, config, logger, mailer) : null;
-  sender?.start();
-  // And its pages' subscribers are told.
-  const notices = engine ? createNoticeSender(store, config, logger, mailer) : null;
-  notices?.start();
+  // Where the engine runs, its alerts go out and its pages' subscribers are told.
+  const senders = engine ? createSenders(store, config, logger, mailer) : null;
+  senders?.start();
   let countedSince = Date.now();
   const logCounts = () => {
     const counts = fastPathCounts.take();
@@ -88,7 +85,7 @@ export async function serve(config: Config): Promise<void> {
       logCounts();
       // The engine stops claiming at once and finishes its running checks while the server drains its requests.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([closed, engine?.stop(), anon.stop(), sender?.stop(), notices?.stop()]);
+      await Promise.all([closed, engine?.stop(), anon.stop(), senders?.stop()]);
       // Push calls answered while draining are written before the store closes.
       await Promise.all([limiter.close(), mailer.close(), app.pushInbox.close()]);
       await store.close();
