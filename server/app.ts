@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { SecretBox } from "./accounts/sealed.ts";
 import type { DeliveryDeps } from "./alerts/deliver.ts";
 import { createMailer, type Mailer } from "./anon/mail.ts";
@@ -25,36 +24,29 @@ import { statusPageRoutes } from "./api/status-pages.ts";
 import { subscriptions } from "./api/subscribers.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
-import { ROLE_PERMISSIONS, type RoleName } from "./contract/account.ts";
-import { sentence, withOwnerMessages } from "./contract/messages.ts";
-import { checkCsrf, isSession, principalFrom } from "./http/auth.ts";
-import { ApiError, errorBody, forbidden, payloadTooLarge, unauthorized } from "./http/errors.ts";
 import { publicReadFastPath, siteDetailFastPath } from "./http/fast-path.ts";
 import {
-  BODY_PREFIXES,
   bodyLimitOf,
-  bodyRefused,
   FastPathCounts,
   guardBody,
   header,
-  JSON_TYPE,
   logRequest,
-  matchesEtag,
   PUBLIC_CORS_PREFLIGHT,
   requestIdFrom,
 } from "./http/headers.ts";
 import { type EngineProbe, Metrics, metricsRoute } from "./http/metrics.ts";
+import { answerErrors, limitBodies, mountRoutes } from "./http/mount.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import type { PasswordCheckDeps } from "./http/page-access.ts";
-import { createMemoryLimiter, enforceLimit, type Limiter, type LimitRule } from "./http/rate-limit.ts";
-import { type AppEnv, parseOrThrow, pathParser, queryObject, type Route, readJson } from "./http/route.ts";
+import { createMemoryLimiter, type Limiter, type LimitRule } from "./http/rate-limit.ts";
+import type { AppEnv, Route } from "./http/route.ts";
 import type { Logger } from "./log.ts";
 import { dashboardRoutes } from "./pages/dashboard.ts";
 import { hostedPageRoutes } from "./pages/hosted-pages.ts";
 import { LandingPage, landingRoute } from "./pages/landing.ts";
 import { subscriptionPages } from "./pages/subscriptions.ts";
 import type { Store } from "./store/store.ts";
-import { keptEtag, PUBLIC_CORS, pollHeaders, strongEtag } from "./views/headers.ts";
+import { PUBLIC_CORS } from "./views/headers.ts";
 import { PageViews } from "./views/page-views.ts";
 import { ReadModel } from "./views/read-model.ts";
 import type { SiteRecord } from "./views/site-detail.ts";
@@ -211,30 +203,7 @@ export function createApp({
   ]) {
     app.use(path, anonCors);
   }
-  const limiters = new Map<number, ReturnType<typeof bodyLimit>>();
-  const limitBody = (maxSize: number) => {
-    let limiter = limiters.get(maxSize);
-    if (!limiter) {
-      limiter = bodyLimit({
-        maxSize,
-        onError: () => {
-          throw payloadTooLarge(maxSize);
-        },
-      });
-      limiters.set(maxSize, limiter);
-    }
-    return limiter;
-  };
-  // Only where a body can arrive: the limiter reads req.body, which would cost every GET a full Request object.
-  // Under node:http, guardBody (listener) has already refused what is too large; app.request() meets this alone.
-  for (const prefix of BODY_PREFIXES) {
-    app.use(`${prefix}*`, (c, next) => {
-      if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return next();
-      const max = bodyLimitOf(c.req.path);
-      if (bodyRefused(c)) throw payloadTooLarge(max);
-      return limitBody(max)(c, next);
-    });
-  }
+  limitBodies(app);
 
   embedRoutes(app, embedDir);
   assetRoutes(app, store, images);
@@ -248,52 +217,7 @@ export function createApp({
     }),
   );
 
-  for (const def of routes) {
-    const path = def.path.replace(/\{(\w+)\}/g, ":$1");
-    const parseParams = pathParser(def);
-    // Field errors are worded for the owners who read them in a form (contract/messages.ts).
-    const querySchema = def.query && withOwnerMessages(def.query);
-    const bodySchema = def.body && withOwnerMessages(def.body);
-    app.on(def.method.toUpperCase(), path, async (c) => {
-      let principal = null;
-      if (def.access === "token") {
-        const found = await principalFrom(c, store, clock, config.publicUrl);
-        if (found === null) {
-          throw unauthorized(
-            "Authentication required: send Authorization: Bearer <token>, or sign in to the dashboard",
-          );
-        }
-        if (found === "invalid") throw unauthorized("The token is invalid or has been revoked");
-        // A browser sends its cookie with any request, even one another site makes it send: a write made with the
-        // cookie must prove it comes from the dashboard.
-        if (isSession(found) && def.method !== "get") checkCsrf(c, found, config.publicUrl);
-        if (def.permission && !ROLE_PERMISSIONS[found.role as RoleName].includes(def.permission)) {
-          throw forbidden(`Your role (${found.role}) does not allow ${def.permission}`);
-        }
-        principal = found;
-        await enforceLimit(c, limiter, apiRule, found.tokenId);
-      }
-      const params = parseParams(c.req.param());
-      const query = querySchema ? parseOrThrow(querySchema, queryObject(c), "query parameter") : {};
-      const body = bodySchema ? parseOrThrow(bodySchema, await readJson(c), "body") : undefined;
-      const reply = await def.handler({ params, query, body, principal, c });
-      if (reply instanceof Response) return reply;
-      const payload = checkResponses ? def.response.schema.parse(reply.body) : reply.body;
-      if (def.access === "token" && def.response.headers?.includes("ETag")) {
-        // A member's poll (the dashboard's live screens): the same bytes give the same ETag, and a 304 until they
-        // change. Bytes a read model keeps (a site's detail) are hashed once while they stay cached.
-        const bytes = reply.json ?? JSON.stringify(payload);
-        const etag = typeof bytes === "string" ? strongEtag(bytes) : keptEtag(bytes);
-        const headers = pollHeaders(etag);
-        if (matchesEtag(header(c, "if-none-match"), etag)) return c.body(null, 304, headers);
-        return c.body(bytes, reply.status as 200, { "content-type": JSON_TYPE, ...headers });
-      }
-      if (reply.json !== undefined) {
-        return c.body(reply.json, reply.status as 200, { "content-type": JSON_TYPE });
-      }
-      return c.json(payload as object, reply.status as 200);
-    });
-  }
+  mountRoutes(app, routes, { store, clock, publicUrl: config.publicUrl, limiter, apiRule, checkResponses });
 
   anonPages(app, { store, clock });
   subscriptionPages(app, { store, clock, token: (nonce) => secrets.token(nonce) });
@@ -318,21 +242,7 @@ export function createApp({
   // The server's own address goes to the dashboard (which signs in first); a custom domain's root is its page, above.
   app.get("/", (c) => c.redirect("/dashboard/", 302));
 
-  app.notFound((c) => {
-    const error = new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`);
-    return c.json(errorBody(error), 404);
-  });
-  app.onError((err, c) => {
-    if (err instanceof ApiError) {
-      const body = errorBody(err);
-      // A handler's own field errors read as the validator's do: sentences (contract/messages.ts).
-      if (body.details) body.details = body.details.map((d) => ({ field: d.field, message: sentence(d.message) }));
-      return c.json(body, err.status as 400, err.headers);
-    }
-    logger.error({ requestId: c.get("requestId"), err }, "unhandled error");
-    const error = new ApiError(500, "internal", "Internal error; the request id is in the X-Request-Id header");
-    return c.json(errorBody(error), 500);
-  });
+  answerErrors(app, logger);
   const counts = new FastPathCounts();
   const fastPaths = [
     publicReadFastPath(views, logger, counts, metrics.request),
