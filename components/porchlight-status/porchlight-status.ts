@@ -698,12 +698,15 @@ export class PorchlightStatus extends LitElement {
   }
 
   /**
-   * The first and last dates under the bars, the first being the first day with data; a narrow element shows only
+   * The first and last dates under the bars, the first being the first day with data (one date when that is today); a narrow element shows only
    * the last 30 days, and their first date (a container query, so the server's markup is the browser's). Dates, not
    * "89 days ago" and "Today": a prerendered page never goes stale, and hydrating it changes no text.
    */
   #renderAxis(days: number, first: number, f: Formats, today: number) {
     const date = (at: number) => dayDate(today, days, at, f);
+    // One day of data is one date, not the same date twice.
+    if (first >= days - 1)
+      return html`<p class="axis" aria-hidden="true" style="--s:1"><span>${date(days - 1)}</span></p>`;
     return html`<p class="axis" aria-hidden="true" style="--s:${days - first}">
       <span class="long">${date(first)}</span><span class="short">${date(Math.max(first, days - SHORT))}</span><span
         >${date(days - 1)}</span

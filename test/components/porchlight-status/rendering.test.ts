@@ -190,6 +190,18 @@ describe("loading and the ready page", () => {
     expect(checkout.querySelector(".axis")).toBeNull();
   });
 
+  test("a service with today's data alone has one date under its bar, not the same date twice", async () => {
+    const p = page({
+      items: [item({ id: 1, label: "Website", history: [{ date: isoDay(0), uptime: 100 }] })],
+    });
+    answers(() => json(p));
+    const el = await mount({ locale: "en-US" });
+    const day = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
+    const axis = $(el, '[part="item"] .axis') as HTMLElement;
+    expect(axis.children).toHaveLength(1);
+    expect(text(axis)).toBe(day.format(new Date(isoDay(0))));
+  });
+
   test("each item status has its own word and its own icon", async () => {
     const statuses: ItemStatus[] = ["operational", "degraded", "major_outage", "paused", "unknown"];
     answers(() => json(pageWith(...statuses)));
