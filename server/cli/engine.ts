@@ -84,8 +84,11 @@ export function createSenders(store: Store, config: Config, logger: Logger, mail
       notices.start();
     },
     async stop() {
-      await Promise.all([alerts.stop(), notices.stop()]);
-      noticeMailer.close();
+      try {
+        await Promise.all([alerts.stop(), notices.stop()]);
+      } finally {
+        noticeMailer.close();
+      }
     },
   };
 }

@@ -373,25 +373,52 @@ export class IncidentQueries extends Queries {
         .$if(this.dialect === "postgres", (qb) => qb.forUpdate().skipLocked())
         .execute();
       let told = 0;
-      for (const { id, page_id, status, published_at } of due) {
-        await this.dropHeldResolution(trx, id);
-        if (status !== "resolved" || published_at === null) continue;
-        const latest = await this.latestUpdate(trx, id);
-        await this.subscribers.writeNotice(trx, {
-          pageId: page_id,
-          incidentId: id,
-          updateId: latest,
-          event: "resolved",
-          key: `incident:${id}:update:${latest}`,
-          at: now,
-        });
-        told++;
-      }
+      for (const held of due) if (await this.tellHeld(trx, held, now)) told++;
       return told;
     });
   }
 
-  /** The open incidents the engine opened for these sites: deleting a site or its state changing moves them. */
+  /**
+   * Tells now the resolutions the engine holds for a site's incidents, within the caller's transaction (deleting the
+   * site): nothing can re-open them, and the site's items, which say whom to tell, go with it.
+   */
+  async tellHeldResolutionsOf(trx: Kysely<Database>, siteId: string, now: string): Promise<void> {
+    const held = await trx
+      .selectFrom("incidents")
+      .select(["id", "page_id", "status", "published_at"])
+      .where("site_id", "=", siteId)
+      .where("resolution_due_at", "is not", null)
+      .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
+      .execute();
+    for (const incident of held) await this.tellHeld(trx, incident, now);
+  }
+
+  /**
+   * Clears a locked incident's held resolution and, while it is resolved and published, tells it: keyed by the
+   * resolving update, as every resolution's notice is, so that it is told once whoever tells it. Returns whether it
+   * told it.
+   */
+  private async tellHeld(
+    trx: Kysely<Database>,
+    held: { id: number; page_id: number; status: string; published_at: string | null },
+    now: string,
+  ): Promise<boolean> {
+    await this.dropHeldResolution(trx, held.id);
+    if (held.status !== "resolved" || held.published_at === null) return false;
+    await this.tellResolution(trx, held.page_id, held.id, await this.latestUpdate(trx, held.id), now);
+    return true;
+  }
+
+  /** Writes the notice of an incident's resolution by `updateId`, within the caller's transaction. */
+  async tellResolution(trx: Kysely<Database>, pageId: number, incidentId: number, updateId: number, at: string) {
+    const key = `incident:${incidentId}:update:${updateId}`;
+    await this.subscribers.writeNotice(trx, { pageId, incidentId, updateId, event: "resolved", key, at });
+  }
+
+  /**
+   * The open incidents the engine opened for these sites, locked (PostgreSQL) until the caller's transaction ends:
+   * deleting a site resolves them, and an owner's update meanwhile waits, then finds them resolved.
+   */
   openAutomatic(trx: Kysely<Database>, siteIds: string[]) {
     return trx
       .selectFrom("incidents")
@@ -399,6 +426,7 @@ export class IncidentQueries extends Queries {
       .where("site_id", "in", siteIds)
       .where("source", "=", "automatic")
       .where("resolved_at", "is", null)
+      .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
       .execute();
   }
 

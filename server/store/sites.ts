@@ -109,8 +109,9 @@ export class SiteQueries extends Queries {
 
   /**
    * Deletes a site; its open automatic incidents are resolved first (with an update saying why), so that no page
-   * is left with an outage nobody can end. Subscribers told of such an incident are told of its end at once: with
-   * the site gone there is no flapping to hold a resolution against (checks.ts holds the engine's own).
+   * is left with an outage nobody can end. Subscribers told of such an incident are told of its end at once, and so
+   * are those of one whose resolution the engine holds (checks.ts): with the site gone there is no flapping to hold
+   * it against.
    */
   async delete(workspaceId: string, id: string, now = new Date().toISOString()): Promise<boolean> {
     return this.transaction(async (trx) => {
@@ -127,10 +128,11 @@ export class SiteQueries extends Queries {
         const message = "The site was removed from monitoring.";
         const update = await this.incidents.appendUpdate(trx, incident.page_id, incident.id, "resolved", message, now);
         if (incident.published_at !== null) {
-          const key = `incident:${incident.id}:update:${update}`;
-          await this.incidents.notice(trx, incident.page_id, incident.id, "resolved", key, now);
+          await this.incidents.tellResolution(trx, incident.page_id, incident.id, update, now);
         }
       }
+      // And a resolution the engine was holding (flapping) is told now, while the site's items still say whom to tell.
+      await this.incidents.tellHeldResolutionsOf(trx, id, now);
       await trx.deleteFrom("sites").where("id", "=", id).execute();
       return true;
     });

@@ -85,10 +85,10 @@ describeStores("calm alerts and one incident per outage", (kind) => {
       .set({ incident_policy: JSON.stringify(opts.policy ?? {}) })
       .where("id", "=", page.id)
       .execute();
-    if (opts.onPage !== false) await addItem(page.id, site.id);
+    const item = opts.onPage !== false ? await addItem(page.id, site.id) : undefined;
     clock.advance(3000);
     await tick();
-    return { site, page };
+    return { site, page, item };
   };
   const addItem = async (pageId: number, siteId: string) => {
     const item = await api.post(`/public/v1/status-pages/${pageId}/items`, { siteId, label: "Payments" });
@@ -307,7 +307,7 @@ describeStores("calm alerts and one incident per outage", (kind) => {
   });
 
   test("a site deleted during its published outage tells subscribers the incident is resolved, at once and once", async () => {
-    const { site } = await setUp({ policy: { publish: "immediately" }, rule: { flapping: null } });
+    const { site, item } = await setUp({ policy: { publish: "immediately" }, rule: { flapping: null } });
     failing = true;
     await steps(2);
     expect(await told()).toEqual(["published"]);
@@ -318,10 +318,35 @@ describeStores("calm alerts and one incident per outage", (kind) => {
     expect(last?.message).toBe("The site was removed from monitoring.");
     const notice = await store.db
       .selectFrom("subscriber_notices")
-      .select(["update_id", "key"])
+      .select(["update_id", "key", "items"])
       .orderBy("id", "desc")
       .executeTakeFirstOrThrow();
     expect(notice.update_id).toBe(last?.id);
+    // Written while the site's item was still there: a subscriber who chose that service is told.
+    expect(JSON.parse(notice.items)).toEqual([item.id]);
+    await steps(20);
+    expect(await told()).toEqual(["published", "resolved"]);
+  });
+
+  test("a site deleted while the engine holds its incident's resolution tells it at once, naming its service, once", async () => {
+    const { site, item } = await setUp({ policy: { publish: "immediately" }, rule: { flapping: null } });
+    await outage();
+    // Resolved a minute ago: subscribers hear of it once it has held 5 minutes.
+    const [incident] = await incidents();
+    expect(incident?.status).toBe("resolved");
+    expect(incident?.resolution_due_at).not.toBeNull();
+    expect(await told()).toEqual(["published"]);
+    expect((await api.delete(`/public/v1/site/${site.id}`)).status).toBe(200);
+    expect(await told()).toEqual(["published", "resolved"]);
+    const notice = await store.db
+      .selectFrom("subscriber_notices")
+      .select(["update_id", "items"])
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(notice.items)).toEqual([item.id]);
+    expect(notice.update_id).toBe((await updates(incident?.id as number)).at(-1)?.id);
+    expect((await incidents())[0]?.resolution_due_at).toBeNull();
+    // The hold's sweep finds nothing left to tell.
     await steps(20);
     expect(await told()).toEqual(["published", "resolved"]);
   });
