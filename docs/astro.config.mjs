@@ -56,6 +56,7 @@ export default defineConfig({
             "api/maintenance",
             "api/accounts",
             "api/public-reads",
+            "api/statuspage",
             "api/subscribers",
             "api/operations",
             "api/anonymous",

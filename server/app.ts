@@ -21,6 +21,7 @@ import { PushInbox, pushRoutes } from "./api/push.ts";
 import { sessionRoutes } from "./api/session.ts";
 import { siteRoutes } from "./api/sites.ts";
 import { statusPageRoutes } from "./api/status-pages.ts";
+import { statuspageRoutes } from "./api/statuspage.ts";
 import { subscriptions } from "./api/subscribers.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -173,6 +174,7 @@ export function createApp({
     ...alertRuleRoutes({ store, clock }),
     ...maintenanceRoutes({ store, clock, changed }),
     ...publicPageRoutes({ store, clock, views, config, limiter, passwordChecks: deps.passwordChecks }),
+    ...statuspageRoutes({ store, views, publicUrl: config.publicUrl }),
     ...badgeRoutes({ pages: badgePages, clock }),
     ...anonRoutes({ store, clock, config, logger, mailer, limiter }),
     ...subscribers.routes,

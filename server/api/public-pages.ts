@@ -17,7 +17,7 @@ export interface PublicPageDeps extends PageAccessDeps {
 /** What every answer of a password or private page carries (PROTECTED_HEADERS), as the OpenAPI document names it. */
 const PROTECTED_HEADER_IDS: ResponseHeader[] = ["StatusPageCacheControl", "StatusPageVary"];
 
-function send(c: Context, part: Body): Response {
+export function send(c: Context, part: Body): Response {
   // c.body keeps the headers middleware already set (CORS, request id) on node-server's fast response path.
   // A 304 names no coding: a cache would copy it onto the answer it keeps, which may be in another one.
   if (matchesEtag(header(c, "if-none-match"), part.etag)) return c.body(null, 304, part.headers);

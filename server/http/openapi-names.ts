@@ -20,6 +20,8 @@ export const TAGS = {
     "Maintenance windows on sites, once or recurring (an RFC 5545 RRULE in a time zone). While one is under way, checks still run and are recorded, alerts wait for its end, no automatic incident opens, its time and checks stay out of uptime and downtime, and status pages show the items as under maintenance.",
   "Public status pages":
     "What a status page's visitors read, by slug, with no workspace token: the page, its items and its incidents. Public pages are cacheable and revalidate with ETag; password pages take X-Status-Page-Password; private pages take a member's token or dashboard session cookie. CORS is open to any origin, without credentials.",
+  "Statuspage API":
+    "Atlassian Statuspage's public v2 API for every public page, for whatever reads a Statuspage page (exporters, aggregators, chat bots): at /SLUG/api/v2/… on the server, and at /api/v2/… on the page's custom domain. Statuspage's field names, types and enumerations; made from the page's public view, with ETag and 304, compressed, CORS open to any origin. A password page answers 401 and a private one 404, without CORS.",
   Subscribers:
     "Visitors told by e-mail when a page's incident is published, updated or resolved: a double opt-in sign-up on the page, one-click unsubscribe (RFC 8058) and a page to choose services from every message, with no account; the owner's list of subscribers. A page takes subscriptions once its owner allows them (subscriptions.enabled).",
   "Anonymous utilities":

@@ -183,7 +183,8 @@ const MAX_PATH_PARAMETER = 256;
  * The parser of a route's path parameters. A value that cannot name anything (its schema refuses it, text cannot
  * hold it, or it is over-long) answers the 404 of an unknown resource, word for word, and never reaches the store:
  * a malformed id and an unknown one look alike, as an unknown and another workspace's do. The resource is named by
- * the segment before the parameter, singular (`/status-pages/{id}/items/{itemId}`: Status page, Item).
+ * the segment before the parameter, singular (`/status-pages/{id}/items/{itemId}`: Status page, Item; a `{slug}`
+ * first in the path: Status page).
  */
 export function pathParser(
   def: Pick<Route, "path" | "params">,
@@ -192,7 +193,8 @@ export function pathParser(
   let collection = "";
   for (const segment of def.path.split("/")) {
     const param = /^\{(\w+)\}$/.exec(segment)?.[1];
-    if (param) nouns.set(param, collection);
+    // A slug first in the path (a page's Statuspage API: /{slug}/api/v2/…) names a status page.
+    if (param) nouns.set(param, collection || (param === "slug" ? "status-pages" : ""));
     else if (segment) collection = segment;
   }
   const missing = (param: string) => {

@@ -19,6 +19,8 @@ export interface ShownOccurrence {
   description: string;
   starts_at: string;
   ends_at: string;
+  /** When the window was made (the Statuspage API's created_at). */
+  created_at: string;
   sites: string[];
 }
 
@@ -415,7 +417,7 @@ export class MaintenanceQueries extends Queries {
     const rows = await this.db
       .selectFrom("maintenance_occurrences as o")
       .innerJoin("maintenance_windows as w", "w.id", "o.window_id")
-      .select(["o.window_id", "w.title", "w.description", "o.starts_at", "o.ends_at"])
+      .select(["o.window_id", "w.title", "w.description", "o.starts_at", "o.ends_at", "w.created_at"])
       .where((eb) =>
         eb.exists(
           eb

@@ -19,7 +19,16 @@ export class ViewQueries extends Queries {
     const items = await this.db
       .selectFrom("status_page_items as i")
       .innerJoin("sites as s", "s.id", "i.site_id")
-      .select(["i.id", "i.site_id", "i.label", "s.state", "s.pause", "s.last_check_time", "s.last_response_ms"])
+      .select([
+        "i.id",
+        "i.site_id",
+        "i.label",
+        "i.created_at",
+        "s.state",
+        "s.pause",
+        "s.last_check_time",
+        "s.last_response_ms",
+      ])
       .where("i.page_id", "=", pageId)
       .where("i.visible", "=", 1)
       .orderBy("i.position")
@@ -52,6 +61,7 @@ export class ViewQueries extends Queries {
         "i.id",
         "i.site_id",
         "i.label",
+        "i.created_at",
         "s.state",
         "s.pause",
         "s.last_check_time",

@@ -54,6 +54,8 @@ export interface ShownPage {
   favicon: string | null;
   /** Visitors may subscribe by e-mail on its form: allowed by its owner, and the page is not private. */
   subscribe: boolean;
+  /** When anything on the page last changed (its settings, items, incidents: pages.touch). */
+  updatedAt: string;
 }
 
 /** A page's row, decoded as its public view reads it. */
@@ -72,6 +74,7 @@ export function shownPage(row: PageRow): ShownPage {
     logo: row.logo,
     favicon: row.favicon,
     subscribe: subscribable(row),
+    updatedAt: row.updated_at,
   };
 }
 

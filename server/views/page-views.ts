@@ -19,6 +19,7 @@ import type { Store } from "../store/store.ts";
 import { EncodedAnswer, Encodings } from "./compression.ts";
 import { PUBLIC_CORS, viewHeaders, weakEtag } from "./headers.ts";
 import { ReadModel } from "./read-model.ts";
+import type { StatuspageSource } from "./statuspage.ts";
 
 /** How many incidents a public view carries, newest first. */
 export const PUBLIC_INCIDENT_LIMIT = 50;
@@ -54,6 +55,8 @@ export interface PageView {
   page: Body;
   items: Body;
   incidents: Body;
+  /** What the page's Statuspage documents are made of (api/statuspage.ts), but where it is and its option. */
+  statuspage: Omit<StatuspageSource, "url" | "maintenanceIndicator"> & { slug: string; customDomain: string | null };
 }
 
 /** `value` serialized, with a weak ETag of `visible`: what of it a visitor sees (see visibleItems). */
@@ -383,6 +386,15 @@ export class PageViews {
       page: body(view, { ...view, ...visible }, view.visibility),
       items: body({ slug: page.slug, items: view.items }, { slug: page.slug, ...visible }, view.visibility),
       incidents: body(incidents, incidents, view.visibility),
+      statuspage: {
+        view,
+        pageId: page.id,
+        slug: page.slug,
+        customDomain: page.customDomain,
+        updatedAt: page.updatedAt,
+        itemsCreatedAt: new Map(rows.items.map((item) => [item.id, item.created_at])),
+        maintenanceCreatedAt: new Map(maintenance.map((o) => [o.window_id, o.created_at])),
+      },
     };
   }
 }

@@ -1,0 +1,349 @@
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { z } from "zod";
+import type { Store } from "../../server/store/store.ts";
+import { client, describeStores, seedOwner, TestClock, useStore } from "../helpers.ts";
+import { appWithEngine, localTargets } from "./with-engine.ts";
+
+/**
+ * Issue 31: Statuspage's public v2 API. A page with three services (one failing its real checks, one under a
+ * maintenance window now, one fine), an owner's incident under way, one resolved, and maintenance to come; every
+ * document is read as a Statuspage consumer would and checked against the shape Statuspage documents (written here
+ * from its documentation, not from Porchlight's own schema), and against each other.
+ */
+
+// Statuspage's shapes, strict (a consumer like check-statuspage refuses any unknown field).
+const Stamp = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d)$/);
+const ComponentStatus = z.enum([
+  "operational",
+  "degraded_performance",
+  "partial_outage",
+  "major_outage",
+  "under_maintenance",
+]);
+const Page = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  time_zone: z.string(),
+  updated_at: Stamp,
+});
+const Component = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  status: ComponentStatus,
+  created_at: Stamp,
+  updated_at: Stamp,
+  position: z.number().int().positive(),
+  description: z.string().nullable(),
+  showcase: z.boolean(),
+  start_date: z
+    .string()
+    .regex(/^\d{4}-\d\d-\d\d$/)
+    .nullable(),
+  group_id: z.string().nullable(),
+  page_id: z.string(),
+  group: z.boolean(),
+  only_show_if_degraded: z.boolean(),
+  components: z.array(z.string()).optional(),
+});
+const Update = z.strictObject({
+  id: z.string(),
+  status: z.string(),
+  body: z.string(),
+  incident_id: z.string(),
+  created_at: Stamp,
+  updated_at: Stamp,
+  display_at: Stamp,
+  affected_components: z
+    .array(
+      z.strictObject({ code: z.string(), name: z.string(), old_status: ComponentStatus, new_status: ComponentStatus }),
+    )
+    .nullable(),
+  deliver_notifications: z.boolean(),
+  custom_tweet: z.string().nullable(),
+  tweet_id: z.string().nullable(),
+});
+const common = {
+  id: z.string(),
+  name: z.string(),
+  created_at: Stamp,
+  updated_at: Stamp,
+  monitoring_at: Stamp.nullable(),
+  resolved_at: Stamp.nullable(),
+  shortlink: z.string(),
+  started_at: Stamp,
+  page_id: z.string(),
+  incident_updates: z.array(Update),
+  components: z.array(Component),
+  reminder_intervals: z.null(),
+};
+const Incident = z.strictObject({
+  ...common,
+  status: z.enum(["investigating", "identified", "monitoring", "resolved", "postmortem"]),
+  impact: z.enum(["none", "minor", "major", "critical"]),
+});
+const Maintenance = z.strictObject({
+  ...common,
+  status: z.enum(["scheduled", "in_progress", "verifying", "completed"]),
+  impact: z.literal("maintenance"),
+  scheduled_for: Stamp,
+  scheduled_until: Stamp,
+});
+const Status = z.strictObject({
+  indicator: z.enum(["none", "minor", "major", "critical", "maintenance"]),
+  description: z.enum([
+    "All Systems Operational",
+    "Major System Outage",
+    "Partial System Outage",
+    "Minor Service Outage",
+    "Degraded System Service",
+    "Partially Degraded Service",
+    "Service Under Maintenance",
+  ]),
+});
+const DOCUMENTS = {
+  summary: z.strictObject({
+    page: Page,
+    components: z.array(Component),
+    incidents: z.array(Incident),
+    scheduled_maintenances: z.array(Maintenance),
+    status: Status,
+  }),
+  status: z.strictObject({ page: Page, status: Status }),
+  components: z.strictObject({ page: Page, components: z.array(Component) }),
+  incidents: z.strictObject({ page: Page, incidents: z.array(Incident) }),
+  "incidents/unresolved": z.strictObject({ page: Page, incidents: z.array(Incident) }),
+  "scheduled-maintenances": z.strictObject({ page: Page, scheduled_maintenances: z.array(Maintenance) }),
+  "scheduled-maintenances/upcoming": z.strictObject({ page: Page, scheduled_maintenances: z.array(Maintenance) }),
+  "scheduled-maintenances/active": z.strictObject({ page: Page, scheduled_maintenances: z.array(Maintenance) }),
+} as const;
+type Doc = keyof typeof DOCUMENTS;
+
+let targets: Awaited<ReturnType<typeof localTargets>>;
+beforeAll(async () => {
+  targets = await localTargets();
+});
+afterAll(() => targets?.close());
+
+describeStores("the Statuspage v2 API", (kind) => {
+  let store: Store;
+  let clock: TestClock;
+  let made: ReturnType<typeof appWithEngine>;
+  let api: ReturnType<typeof client>;
+
+  useStore(kind, { each: true }, async (opened) => {
+    ({ store } = opened);
+    clock = new TestClock();
+    made = appWithEngine(store, clock, { PORCHLIGHT_ALLOW_PRIVATE_TARGETS: "true" });
+    api = client(made.app, (await seedOwner(store, "stack")).token);
+    return () => made.engine.stop();
+  });
+
+  const read = (path: string, headers: Record<string, string> = {}, method = "GET") =>
+    made.app.request(path, { method, headers });
+  const documentOf = async <D extends Doc>(doc: D, slug = "acme") => {
+    const res = await read(`/${slug}/api/v2/${doc}.json`);
+    expect(res.status, doc).toBe(200);
+    return DOCUMENTS[doc].parse(await res.json()) as z.infer<(typeof DOCUMENTS)[D]>;
+  };
+
+  /** Website fine, Checkout failing its checks, Search under maintenance now; an open and a resolved incident. */
+  const setUp = async () => {
+    const site = async (name: string, url: string) =>
+      (await api.post("/public/v1/sites", { url, name, checkInterval: 30, timeout: 5 })).json.data;
+    const website = await site("Website", targets.ok);
+    const checkout = await site("Checkout", targets.fail);
+    const search = await site("Search", targets.ok);
+    const page = (await api.post("/public/v1/status-pages", { name: "Acme Status", slug: "acme" })).json.data;
+    await store.db
+      .updateTable("status_pages")
+      .set({ incident_policy: JSON.stringify({ publish: "immediately" }) })
+      .where("id", "=", page.id)
+      .execute();
+    const items: Record<string, number> = {};
+    for (const [label, s] of [
+      ["Website", website],
+      ["Checkout", checkout],
+      ["Search", search],
+    ] as const) {
+      const made = await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: s.id, label });
+      expect(made.status).toBe(201);
+      items[label] = made.json.data.id;
+    }
+    const now = clock.now().getTime();
+    const window = (title: string, siteId: string, startMs: number) =>
+      api.post("/public/v1/maintenance-windows", {
+        title,
+        description: `${title}, as planned.`,
+        sites: [siteId],
+        start: new Date(startMs).toISOString(),
+        durationMinutes: 60,
+      });
+    expect((await window("Index rebuild", search.id, now - 10 * 60_000)).status).toBe(201);
+    expect((await window("Database upgrade", website.id, now + 2 * 86_400_000)).status).toBe(201);
+    const older = await api.post(`/public/v1/status-pages/${page.id}/incidents`, {
+      title: "Slow logins",
+      message: "Logins were slow; fixed.",
+      status: "resolved",
+      impact: "minor",
+      items: [items.Website],
+      startedAt: new Date(now - 3 * 86_400_000).toISOString(),
+      resolvedAt: new Date(now - 3 * 86_400_000 + 3_600_000).toISOString(),
+    });
+    expect(older.status, JSON.stringify(older.json)).toBe(201);
+    clock.advance(60_000);
+    const open = await api.post(`/public/v1/status-pages/${page.id}/incidents`, {
+      title: "Payments delayed",
+      message: "Some payments take minutes.",
+      impact: "major",
+      items: [{ id: items.Website, status: "degraded" }],
+    });
+    expect(open.status).toBe(201);
+    clock.advance(60_000);
+    const update = await api.post(`/public/v1/status-pages/${page.id}/incidents/${open.json.data.id}/updates`, {
+      status: "monitoring",
+      message: "A fix is out; watching.",
+    });
+    expect(update.status).toBe(201);
+    // The engine checks twice: Checkout's failures confirm its outage (and the engine's own incident).
+    for (let i = 0; i < 3; i++) {
+      clock.advance(30_000);
+      await made.engine.runOnce();
+    }
+    return { page, items, open: open.json.data, older: older.json.data };
+  };
+
+  test("all eight documents have Statuspage's shape, one page object, and agree with each other", async () => {
+    const { page, items } = await setUp();
+    const docs = {} as { [D in Doc]: z.infer<(typeof DOCUMENTS)[D]> };
+    for (const doc of Object.keys(DOCUMENTS) as Doc[]) (docs as Record<Doc, unknown>)[doc] = await documentOf(doc);
+
+    // The page object is the same in all eight.
+    const pages = Object.values(docs).map((d) => JSON.stringify(d.page));
+    expect(new Set(pages).size).toBe(1);
+    expect(docs.summary.page).toEqual({
+      id: String(page.id),
+      name: "Acme Status",
+      url: "http://status.test/acme",
+      time_zone: "Etc/UTC",
+      updated_at: expect.any(String),
+    });
+
+    // Components: the items, in the page's order, positions from 1, none a group; statuses in Statuspage's words.
+    const components = docs.components.components;
+    expect(components.map((c) => [c.name, c.position, c.group, c.group_id])).toEqual([
+      ["Website", 1, false, null],
+      ["Checkout", 2, false, null],
+      ["Search", 3, false, null],
+    ]);
+    expect(Object.fromEntries(components.map((c) => [c.name, c.status]))).toEqual({
+      Website: "degraded_performance",
+      Checkout: "major_outage",
+      Search: "under_maintenance",
+    });
+    expect(components.map((c) => c.id)).toEqual([items.Website, items.Checkout, items.Search].map(String));
+    expect(components.every((c) => !("components" in c))).toBe(true);
+    expect(docs.summary.components).toEqual(components);
+
+    // Status: one of three in major outage is a Partial System Outage.
+    expect(docs.status.status).toEqual({ indicator: "major", description: "Partial System Outage" });
+    expect(docs.summary.status).toEqual(docs.status.status);
+
+    // Incidents: newest first; unresolved ones are the summary's; the owner's under way with its monitoring time.
+    const names = docs.incidents.incidents.map((i) => [i.name, i.status]);
+    expect(names).toEqual([
+      ["Checkout is unavailable", "investigating"],
+      ["Payments delayed", "monitoring"],
+      ["Slow logins", "resolved"],
+    ]);
+    expect(docs.summary.incidents).toEqual(docs["incidents/unresolved"].incidents);
+    expect(docs["incidents/unresolved"].incidents.map((i) => i.name)).toEqual([
+      "Checkout is unavailable",
+      "Payments delayed",
+    ]);
+    const payments = docs.incidents.incidents[1];
+    expect(payments?.impact).toBe("major");
+    expect(payments?.incident_updates.map((u) => [u.status, u.body])).toEqual([
+      ["monitoring", "A fix is out; watching."],
+      ["investigating", "Some payments take minutes."],
+    ]);
+    expect(payments?.monitoring_at).toBe(payments?.incident_updates[0]?.created_at);
+    expect(payments?.updated_at).toBe(payments?.incident_updates[0]?.created_at);
+    expect(payments?.incident_updates[1]?.affected_components).toEqual([
+      { code: String(items.Website), name: "Website", old_status: "operational", new_status: "degraded_performance" },
+    ]);
+    expect(payments?.components.map((c) => c.name)).toEqual(["Website"]);
+    expect(payments?.shortlink).toBe(`http://status.test/acme#incident-${payments?.id}`);
+    const slow = docs.incidents.incidents[2];
+    expect(slow?.resolved_at).not.toBeNull();
+    expect(slow?.incident_updates[0]?.affected_components?.[0]?.new_status).toBe("operational");
+
+    // Maintenance: the one under way is active, the one in two days upcoming; the summary lists both.
+    const maintenance = docs["scheduled-maintenances"].scheduled_maintenances;
+    expect(maintenance.map((m) => [m.name, m.status])).toEqual([
+      ["Index rebuild", "in_progress"],
+      ["Database upgrade", "scheduled"],
+    ]);
+    expect(docs["scheduled-maintenances/active"].scheduled_maintenances.map((m) => m.name)).toEqual(["Index rebuild"]);
+    expect(docs["scheduled-maintenances/upcoming"].scheduled_maintenances.map((m) => m.name)).toEqual([
+      "Database upgrade",
+    ]);
+    expect(docs.summary.scheduled_maintenances).toEqual([
+      ...docs["scheduled-maintenances/upcoming"].scheduled_maintenances,
+      ...docs["scheduled-maintenances/active"].scheduled_maintenances,
+    ]);
+    const rebuild = maintenance[0];
+    expect(Date.parse(rebuild?.scheduled_until ?? "") - Date.parse(rebuild?.scheduled_for ?? "")).toBe(3_600_000);
+    expect(rebuild?.components.map((c) => c.name)).toEqual(["Search"]);
+    expect(rebuild?.incident_updates.map((u) => u.status)).toEqual(["in_progress", "scheduled"]);
+  });
+
+  test("HEAD, ETag and 304, compression and CORS on a public page; 401 and 404 without CORS otherwise", async () => {
+    await setUp();
+    const head = await read("/acme/api/v2/components.json", {}, "HEAD");
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    const got = await read("/acme/api/v2/summary.json", { "accept-encoding": "gzip" });
+    expect(got.status).toBe(200);
+    expect(got.headers.get("access-control-allow-origin")).toBe("*");
+    expect(got.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(got.headers.get("content-encoding")).toBe("gzip");
+    const etag = got.headers.get("etag") as string;
+    expect(etag).toMatch(/^W\/"/);
+    expect((await read("/acme/api/v2/summary.json", { "if-none-match": etag })).status).toBe(304);
+    // Another change on the page is another document.
+    clock.advance(30_000);
+    const page = (await api.get("/public/v1/status-pages")).json.data.statusPages[0];
+    await api.patch(`/public/v1/status-pages/${page.id}`, { name: "Acme Status Center" });
+    const after = await read("/acme/api/v2/summary.json", { "if-none-match": etag });
+    expect(after.status).toBe(200);
+    expect(((await after.json()) as { page: { name: string } }).page.name).toBe("Acme Status Center");
+
+    await api.patch(`/public/v1/status-pages/${page.id}`, {
+      visibility: "password-protected",
+      password: "a long password",
+    });
+    const locked = await read("/acme/api/v2/summary.json");
+    expect(locked.status).toBe(401);
+    expect(locked.headers.get("access-control-allow-origin")).toBeNull();
+    expect(((await locked.json()) as { success: boolean }).success).toBe(false);
+    await api.patch(`/public/v1/status-pages/${page.id}`, { visibility: "private" });
+    const hidden = await read("/acme/api/v2/components.json", {}, "HEAD");
+    expect(hidden.status).toBe(404);
+    expect(hidden.headers.get("access-control-allow-origin")).toBeNull();
+    expect((await read("/nobody/api/v2/summary.json")).status).toBe(404);
+  });
+
+  test("on a page's custom domain at /api/v2/, and not on the server's own host", async () => {
+    await setUp();
+    const page = (await api.get("/public/v1/status-pages")).json.data.statusPages[0];
+    const domain = `status-${kind.name}.example.org`;
+    expect((await api.patch(`/public/v1/status-pages/${page.id}`, { customDomain: domain })).status).toBe(200);
+    const res = await read("/api/v2/status.json", { host: domain });
+    expect(res.status).toBe(200);
+    const body = DOCUMENTS.status.parse(await res.json());
+    expect(body.page.url).toBe(`https://${domain}`);
+    expect((await read("/api/v2/status.json", { host: "status.test" })).status).toBe(404);
+    expect((await read("/api/v2/status.json", { host: "unknown.example.org" })).status).toBe(404);
+  });
+});
