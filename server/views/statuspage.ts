@@ -176,6 +176,31 @@ function component(source: StatuspageSource, item: PublicItem, index: number) {
   };
 }
 
+/** A component an update moved, from one status to another. */
+interface Change {
+  code: string;
+  name: string;
+  old_status: ComponentStatus;
+  new_status: ComponentStatus;
+}
+
+/** An incident's or a maintenance's update, the `n`th of its parent `parent`, made and shown `at`. */
+function updateOf(parent: string, n: number, status: string, body: string, at: string, changes: Change[] | null) {
+  return {
+    id: `${parent}-${n}`,
+    status,
+    body,
+    incident_id: parent,
+    created_at: at,
+    updated_at: at,
+    display_at: at,
+    affected_components: changes,
+    deliver_notifications: true,
+    custom_tweet: null,
+    tweet_id: null,
+  };
+}
+
 /**
  * An incident: its updates newest first, each with an id of the incident's and its place among them (updates are
  * only ever added after the latest). The resolving update returns the components it affected to operational, the
@@ -196,23 +221,15 @@ function incidentOf(source: StatuspageSource, incident: Incident, byId: Map<stri
       const at = stamp(u.timestamp);
       const changes =
         u.status === "resolved"
-          ? affected.map((a) => ({ code: a.code, name: a.name, old_status: a.status, new_status: "operational" }))
+          ? affected.map(
+              (a): Change => ({ code: a.code, name: a.name, old_status: a.status, new_status: "operational" }),
+            )
           : index === 0
-            ? affected.map((a) => ({ code: a.code, name: a.name, old_status: "operational", new_status: a.status }))
+            ? affected.map(
+                (a): Change => ({ code: a.code, name: a.name, old_status: "operational", new_status: a.status }),
+              )
             : null;
-      return {
-        id: `${id}-${index + 1}`,
-        status: u.status,
-        body: u.message,
-        incident_id: id,
-        created_at: at,
-        updated_at: at,
-        display_at: at,
-        affected_components: changes,
-        deliver_notifications: true,
-        custom_tweet: null,
-        tweet_id: null,
-      };
+      return updateOf(id, index + 1, u.status, u.message, at, changes);
     })
     .reverse();
   return {
@@ -242,28 +259,19 @@ function maintenanceOf(source: StatuspageSource, m: PublicMaintenance, byId: Map
   const id = m.id;
   const created = stamp(source.maintenanceCreatedAt.get(id) ?? m.startsAt);
   const started = stamp(m.startsAt);
-  const update = (n: number, status: string, at: string, changes: unknown[] | null) => ({
-    id: `${id}-${n}`,
-    status,
-    body: m.description || m.title,
-    incident_id: id,
-    created_at: at,
-    updated_at: at,
-    display_at: at,
-    affected_components: changes,
-    deliver_notifications: true,
-    custom_tweet: null,
-    tweet_id: null,
-  });
+  const update = (n: number, status: string, at: string, changes: Change[] | null) =>
+    updateOf(id, n, status, m.description || m.title, at, changes);
   const components = m.items.flatMap((item) => byId.get(String(item)) ?? []);
   const updates = [update(1, "scheduled", created, null)];
   if (m.active) {
-    const begun = components.map((c) => ({
-      code: c.id,
-      name: c.name,
-      old_status: "operational",
-      new_status: "under_maintenance",
-    }));
+    const begun = components.map(
+      (c): Change => ({
+        code: c.id,
+        name: c.name,
+        old_status: "operational",
+        new_status: "under_maintenance",
+      }),
+    );
     // A window made while already under way began, as far as its readers know, when it was made.
     updates.unshift(update(2, "in_progress", Date.parse(started) > Date.parse(created) ? started : created, begun));
   }
