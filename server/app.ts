@@ -247,7 +247,7 @@ export function createApp({
   answerErrors(app, logger);
   const counts = new FastPathCounts();
   const fastPaths = [
-    publicReadFastPath(views, logger, counts, metrics.request),
+    publicReadFastPath(views, logger, counts, metrics.request, config.publicUrl),
     siteDetailFastPath({ store, records, clock, logger, counts, limiter, apiRule, observe: metrics.request }),
   ];
   const fastPath = (req: IncomingMessage, res: ServerResponse) => fastPaths.some((serve) => serve(req, res));

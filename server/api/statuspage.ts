@@ -12,9 +12,9 @@ import { ApiError, notFound } from "../http/errors.ts";
 import { header } from "../http/headers.ts";
 import { route } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
-import { PUBLIC_CORS, weakEtag } from "../views/headers.ts";
-import { Body, type PageView, type PageViews } from "../views/page-views.ts";
-import { STATUSPAGE_DOCUMENTS, type StatuspageDocument, statuspageDocuments } from "../views/statuspage.ts";
+import { PUBLIC_CORS } from "../views/headers.ts";
+import { type PageViews, statuspageDocument } from "../views/page-views.ts";
+import { STATUSPAGE_DOCUMENTS, type StatuspageDocument } from "../views/statuspage.ts";
 import { send } from "./public-pages.ts";
 
 export interface StatuspageDeps {
@@ -56,29 +56,12 @@ const pascal = (doc: string) =>
 
 /**
  * Statuspage's public v2 API for every public page (views/statuspage.ts): at `/<slug>/api/v2/<document>.json` on
- * the server, and at `/api/v2/<document>.json` on the page's custom domain. Each document is made once per build of
- * the page's view and kept with it (compressed forms on first request), so reads add no query once the view is
- * built; its ETag is weak, of its bytes.
+ * the server, and at `/api/v2/<document>.json` on the page's custom domain, from the page's view
+ * (statuspageDocument: made once per build of the view and kept with it). The fast path answers a public page's
+ * documents by slug from memory once its view is built (http/fast-path.ts).
  */
 export function statuspageRoutes({ store, views, publicUrl }: StatuspageDeps) {
   const ownHost = new URL(publicUrl).host.toLowerCase().replace(/:\d+$/, "");
-  const kept = new WeakMap<PageView, Map<StatuspageDocument, Body>>();
-  /** A document of the view's build, made with the others on the first read of any. */
-  const documentOf = (view: PageView, doc: StatuspageDocument): Body => {
-    let bodies = kept.get(view);
-    if (!bodies) {
-      const { slug, customDomain, ...source } = view.statuspage;
-      const url = customDomain ? `https://${customDomain}` : `${publicUrl}/${slug}`;
-      const documents = statuspageDocuments({ ...source, url, maintenanceIndicator: false });
-      bodies = new Map();
-      for (const name of STATUSPAGE_DOCUMENTS) {
-        const bytes = new TextEncoder().encode(JSON.stringify(documents[name]));
-        bodies.set(name, new Body(bytes, weakEtag(bytes), "public"));
-      }
-      kept.set(view, bodies);
-    }
-    return bodies.get(doc) as Body;
-  };
   /** The document of a page by slug: public pages only (a password page is 401, a private one unknown). */
   const answer = async (c: Context, slug: string | undefined, doc: StatuspageDocument) => {
     const view = slug === undefined ? null : await views.get(slug);
@@ -88,7 +71,7 @@ export function statuspageRoutes({ store, views, publicUrl }: StatuspageDeps) {
     }
     // Open to any origin, as a public page's reads are; the refusals above carry no CORS.
     for (const [name, value] of Object.entries(PUBLIC_CORS)) c.header(name, value);
-    return send(c, documentOf(view, doc));
+    return send(c, statuspageDocument(view, doc, publicUrl));
   };
   /** The slug of the page whose custom domain the request came by; undefined on the server's own host. */
   const slugByDomain = async (c: Context) => {

@@ -8,9 +8,10 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { negotiateEncoding } from "../views/compression.ts";
 import { keptEtag, PUBLIC_CORS, pollHeaders } from "../views/headers.ts";
-import type { PageViews } from "../views/page-views.ts";
+import { type Body, type PageViews, statuspageDocument } from "../views/page-views.ts";
 import type { ReadModel } from "../views/read-model.ts";
 import { type SiteRecord, siteAnswer, siteRecordKey } from "../views/site-detail.ts";
+import type { StatuspageDocument } from "../views/statuspage.ts";
 import { bearerToken } from "./auth.ts";
 import { ApiError, errorBody } from "./errors.ts";
 import { type FastPathCounts, JSON_TYPE, logRequest, matchesEtag, requestIdFrom } from "./headers.ts";
@@ -18,10 +19,13 @@ import type { RequestObserver } from "./metrics.ts";
 import { type Limiter, type LimitRule, limitHeaders, rateLimited } from "./rate-limit.ts";
 
 const PUBLIC_READ = /^(\/public\/v1|\/api)\/status-page\/([a-z0-9-]{1,64})(\/items|\/incidents)?$/;
+/** A page's Statuspage v2 document by slug (api/statuspage.ts): the slug, then the document. */
+const STATUSPAGE_READ =
+  /^\/([a-z0-9-]{1,64})\/api\/v2\/(summary|status|components|incidents(?:\/unresolved)?|scheduled-maintenances(?:\/upcoming|\/active)?)\.json$/;
 
 /**
- * Answers GET and HEAD of a public status page whose view is in memory straight from node:http, as the bytes
- * they are, before the framework: the hottest route of the service, hit by every visitor and every embed.
+ * Answers GET and HEAD of a public status page whose view is in memory (and of its Statuspage v2 documents by
+ * slug) straight from node:http, as the bytes they are, before the framework: the hottest route of the service, hit by every visitor and every embed.
  * Anything else (a view not built yet or expired, a protected page, another route) returns false and goes to
  * the Hono app, which answers the same request the same way; a test compares the two.
  */
@@ -30,6 +34,7 @@ export function publicReadFastPath(
   logger: Logger,
   counts: FastPathCounts,
   observe: RequestObserver = () => {},
+  publicUrl = "",
 ) {
   return function serveFromMemory(req: IncomingMessage, res: ServerResponse): boolean {
     const method = req.method;
@@ -37,13 +42,23 @@ export function publicReadFastPath(
     const url = req.url ?? "";
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
+    let part: Body;
+    let route: string;
     const match = PUBLIC_READ.exec(path);
-    if (!match) return false;
-    const view = views.peek(match[2] as string);
+    const statuspage = match ? null : STATUSPAGE_READ.exec(path);
+    const view = match ? views.peek(match[2] as string) : statuspage ? views.peek(statuspage[1] as string) : undefined;
     if (view?.visibility !== "public") return false;
     const started = performance.now();
-    const suffix = match[3] ?? "";
-    const part = suffix === "/items" ? view.items : suffix === "/incidents" ? view.incidents : view.page;
+    if (match) {
+      const suffix = match[3] ?? "";
+      part = suffix === "/items" ? view.items : suffix === "/incidents" ? view.incidents : view.page;
+      // The pattern the app registers the same route under, so that both paths count as one route.
+      route = `${match[1]}/status-page/:slug${suffix}`;
+    } else {
+      const doc = (statuspage as RegExpExecArray)[2] as StatuspageDocument;
+      part = statuspageDocument(view, doc, publicUrl);
+      route = `/:slug/api/v2/${doc}.json`;
+    }
     const requestId = requestIdFrom(req.headers["x-request-id"] as string | undefined);
     let status = 200;
     if (matchesEtag(req.headers["if-none-match"], part.etag)) {
@@ -55,11 +70,10 @@ export function publicReadFastPath(
       res.writeHead(200, [...sent.rawHeaders, "x-request-id", requestId]);
       res.end(method === "HEAD" ? undefined : sent.bytes);
     }
-    counts.add("status page", status);
+    counts.add(match ? "status page" : "statuspage api", status);
     const ms = Math.round((performance.now() - started) * 10) / 10;
     logRequest(logger, { requestId, method, path, status, ms }, "debug");
-    // The pattern the app registers the same route under, so that both paths count as one route.
-    observe(`${match[1]}/status-page/:slug${suffix}`, method, status, ms / 1000);
+    observe(route, method, status, ms / 1000);
     return true;
   };
 }

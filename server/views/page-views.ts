@@ -19,7 +19,12 @@ import type { Store } from "../store/store.ts";
 import { EncodedAnswer, Encodings } from "./compression.ts";
 import { PUBLIC_CORS, viewHeaders, weakEtag } from "./headers.ts";
 import { ReadModel } from "./read-model.ts";
-import type { StatuspageSource } from "./statuspage.ts";
+import {
+  STATUSPAGE_DOCUMENTS,
+  type StatuspageDocument,
+  type StatuspageSource,
+  statuspageDocuments,
+} from "./statuspage.ts";
 
 /** How many incidents a public view carries, newest first. */
 export const PUBLIC_INCIDENT_LIMIT = 50;
@@ -397,4 +402,27 @@ export class PageViews {
       },
     };
   }
+}
+
+const statuspageKept = new WeakMap<PageView, Map<StatuspageDocument, Body>>();
+
+/**
+ * A public page's Statuspage v2 document (views/statuspage.ts), made with the other seven on the first read of any and
+ * kept with this build of the view: a read adds no query and no serialization. Its ETag is weak, of its bytes. The
+ * page is where `publicUrl` serves it, or its custom domain.
+ */
+export function statuspageDocument(view: PageView, doc: StatuspageDocument, publicUrl: string): Body {
+  let bodies = statuspageKept.get(view);
+  if (!bodies) {
+    const { slug, customDomain, ...source } = view.statuspage;
+    const url = customDomain ? `https://${customDomain}` : `${publicUrl}/${slug}`;
+    const documents = statuspageDocuments({ ...source, url, maintenanceIndicator: false });
+    bodies = new Map();
+    for (const name of STATUSPAGE_DOCUMENTS) {
+      const bytes = new TextEncoder().encode(JSON.stringify(documents[name]));
+      bodies.set(name, new Body(bytes, weakEtag(bytes), "public"));
+    }
+    statuspageKept.set(view, bodies);
+  }
+  return bodies.get(doc) as Body;
 }

@@ -92,6 +92,10 @@ test("a cached public view is answered by the fast path exactly as the app answe
     "/public/v1/status-page/fast/incidents",
     "/api/status-page/fast",
     "/api/status-page/fast/items?cachebust=1",
+    // Statuspage's v2 documents of the same page.
+    "/fast/api/v2/summary.json",
+    "/fast/api/v2/incidents/unresolved.json",
+    "/fast/api/v2/scheduled-maintenances/active.json",
   ]) {
     const viaApp = await fetch(`${full.base}${path}`, { headers: { origin: "https://customer.example" } });
     const viaFast = await fetch(`${fastOnly.base}${path}`, { headers: { origin: "https://customer.example" } });
@@ -125,6 +129,8 @@ test("the fast path declines what it must not answer: protected pages, misses, e
   expect((await fetch(`${fastOnly.base}/public/v1/status-page/${passwordSlug}`)).status).toBe(599);
   expect((await fetch(`${full.base}/public/v1/status-page/${passwordSlug}`)).status).toBe(401);
   expect((await fetch(`${fastOnly.base}/public/v1/status-page/no-such-page`)).status).toBe(599);
+  expect((await fetch(`${fastOnly.base}/${passwordSlug}/api/v2/summary.json`)).status).toBe(599);
+  expect((await fetch(`${fastOnly.base}/fast/api/v2/nothing.json`)).status).toBe(599);
   expect((await fetch(`${fastOnly.base}/public/v1/status-page/fast/`)).status).toBe(599);
   expect((await fetch(`${fastOnly.base}/public/v1/status-page/fast`, { method: "POST" })).status).toBe(599);
   expect((await fetch(`${fastOnly.base}/public/v1/status-page/fast`, { method: "OPTIONS" })).status).toBe(599);
