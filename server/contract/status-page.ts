@@ -150,12 +150,18 @@ export const MAX_HISTORY_DAYS = 90;
 
 const HistoryDays = z.int().min(1).max(MAX_HISTORY_DAYS).meta({ description: "Days of uptime history shown per item" });
 
+const StatuspageMaintenance = z.boolean().meta({
+  description:
+    "The page's Statuspage API (/SLUG/api/v2/) sends the indicator `maintenance` while only maintenance is under way, as Statuspage does; absent or false, it sends `none` with the words Service Under Maintenance, which every typed Statuspage client accepts",
+});
+
 export const DisplayOptions = z
   .strictObject({
     historyDays: HistoryDays.default(MAX_HISTORY_DAYS),
     showUptime: z.boolean().default(true),
     showResponseTime: z.boolean().default(true),
     showIncidents: z.boolean().default(true),
+    statuspageMaintenance: StatuspageMaintenance.optional(),
   })
   .meta({ id: "DisplayOptions" });
 /** A PATCH's display options: only the fields sent change. */
@@ -164,6 +170,7 @@ export const DisplayOptionsPatch = z.strictObject({
   showUptime: z.boolean().optional(),
   showResponseTime: z.boolean().optional(),
   showIncidents: z.boolean().optional(),
+  statuspageMaintenance: StatuspageMaintenance.optional(),
 });
 export type DisplayOptions = z.infer<typeof DisplayOptions>;
 

@@ -60,7 +60,7 @@ export interface PageView {
   page: Body;
   items: Body;
   incidents: Body;
-  /** What the page's Statuspage documents are made of (api/statuspage.ts), but where it is and its option. */
+  /** What the page's Statuspage documents are made of (api/statuspage.ts), but where the page is. */
   statuspage: Omit<StatuspageSource, "url" | "maintenanceIndicator"> & { slug: string; customDomain: string | null };
 }
 
@@ -416,7 +416,8 @@ export function statuspageDocument(view: PageView, doc: StatuspageDocument, publ
   if (!bodies) {
     const { slug, customDomain, ...source } = view.statuspage;
     const url = customDomain ? `https://${customDomain}` : `${publicUrl}/${slug}`;
-    const documents = statuspageDocuments({ ...source, url, maintenanceIndicator: false });
+    const maintenanceIndicator = source.view.display.statuspageMaintenance === true;
+    const documents = statuspageDocuments({ ...source, url, maintenanceIndicator });
     bodies = new Map();
     for (const name of STATUSPAGE_DOCUMENTS) {
       const bytes = new TextEncoder().encode(JSON.stringify(documents[name]));

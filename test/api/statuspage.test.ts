@@ -334,6 +334,35 @@ describeStores("the Statuspage v2 API", (kind) => {
     expect((await read("/nobody/api/v2/summary.json")).status).toBe(404);
   });
 
+  test("maintenance alone: Service Under Maintenance, under the indicator none unless the page asks for maintenance", async () => {
+    const site = (await api.post("/public/v1/sites", { url: targets.ok, name: "Search", checkInterval: 30 })).json.data;
+    const page = (await api.post("/public/v1/status-pages", { name: "Calm", slug: "calm" })).json.data;
+    expect((await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: site.id })).status).toBe(201);
+    const start = new Date(clock.now().getTime() - 60_000).toISOString();
+    const window = await api.post("/public/v1/maintenance-windows", {
+      title: "Reindex",
+      sites: [site.id],
+      start,
+      durationMinutes: 30,
+    });
+    expect(window.status).toBe(201);
+    const components = await documentOf("components", "calm");
+    expect(components.components.map((c) => c.status)).toEqual(["under_maintenance"]);
+    expect((await documentOf("status", "calm")).status).toEqual({
+      indicator: "none",
+      description: "Service Under Maintenance",
+    });
+    const asked = await api.patch(`/public/v1/status-pages/${page.id}`, { display: { statuspageMaintenance: true } });
+    expect(asked.status).toBe(200);
+    expect(asked.json.data.display.statuspageMaintenance).toBe(true);
+    expect((await documentOf("summary", "calm")).status).toEqual({
+      indicator: "maintenance",
+      description: "Service Under Maintenance",
+    });
+    // The other display options kept theirs.
+    expect(asked.json.data.display.showUptime).toBe(true);
+  });
+
   test("on a page's custom domain at /api/v2/, and not on the server's own host", async () => {
     await setUp();
     const page = (await api.get("/public/v1/status-pages")).json.data.statusPages[0];
