@@ -244,6 +244,31 @@ describeBrowser("the dashboard's status pages and incidents, in the one pattern"
     owner.errors.length = 0;
   }, 60_000);
 
+  test("a page's Statuspage API: its address, and the maintenance word turned on by keyboard, saved and shown again", async () => {
+    const { page } = owner;
+    const d = dashboard(page);
+    const id = pages["Acme Status"]?.id;
+    await page.goto(`${origin}/dashboard/pages/${id}`);
+    const settings = d.getByRole("form", { name: "Settings" });
+    await expect.poll(() => settings.count()).toBe(1);
+    const group = settings.getByRole("group", { name: "Statuspage API" });
+    const slug = (await call("GET", `/public/v1/status-pages/${id}`)).json.data.slug;
+    expect(await group.textContent()).toContain(`/${slug}/api/v2/summary.json`);
+    const box = group.getByRole("checkbox", { name: /Say “maintenance” as Statuspage does/ });
+    expect(await box.isChecked()).toBe(false);
+    await box.focus();
+    await page.keyboard.press("Space");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await expect.poll(() => settings.getByRole("status").textContent()).toBe("Saved.");
+    expect((await call("GET", `/public/v1/status-pages/${id}`)).json.data.display.statuspageMaintenance).toBe(true);
+    await page.reload();
+    await expect.poll(() => d.getByRole("checkbox", { name: /Say “maintenance”/ }).isChecked()).toBe(true);
+    await group.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-page-statuspage-light.png`, fullPage: true });
+    expect(await axeViolations(page)).toEqual([]);
+    expect(owner.errors).toEqual([]);
+  }, 60_000);
+
   test("an incident's bad input: the API's message beside the field; Cancel forgets what was typed", async () => {
     const { page } = owner;
     const d = dashboard(page);

@@ -251,6 +251,7 @@ export class PlPage extends LitElement {
           showUptime: data.has("showUptime"),
           showResponseTime: data.has("showResponseTime"),
           showIncidents: data.has("showIncidents"),
+          statuspageMaintenance: data.has("statuspageMaintenance"),
         },
         customDomain: text("customDomain").trim() || null,
       };
@@ -487,6 +488,11 @@ export class PlPage extends LitElement {
                 .sort((a, b) => a - b)
                 .map((d) => html`<option value=${d} ?selected=${page.display.historyDays === d}>${d} days</option>`)}
             </select></div>
+        </fieldset>
+        <fieldset><legend>Statuspage API</legend>
+          <p class="muted">What reads Statuspage pages reads this one at <code>/${page.slug}/api/v2/summary.json</code>.</p>
+          <label class="check"><input type="checkbox" name="statuspageMaintenance" ?checked=${page.display.statuspageMaintenance === true} />
+            <span>Say “maintenance” as Statuspage does<small>Some Statuspage clients refuse that word: leave it off unless yours expect it</small></span></label>
         </fieldset>
         <fieldset><legend>Logo</legend>
           ${page.logo ? html`<p><img src=${page.logo} alt="The page's logo" style="max-height:48px;max-width:100%" /></p>` : html`<p class="muted">No logo: the page's name is its heading.</p>`}
