@@ -33,8 +33,8 @@ export function publicReadFastPath(
   views: PageViews,
   logger: Logger,
   counts: FastPathCounts,
-  observe: RequestObserver = () => {},
-  publicUrl = "",
+  observe: RequestObserver,
+  publicUrl: string,
 ) {
   return function serveFromMemory(req: IncomingMessage, res: ServerResponse): boolean {
     const method = req.method;

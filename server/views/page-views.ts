@@ -61,7 +61,7 @@ export interface PageView {
   items: Body;
   incidents: Body;
   /** What the page's Statuspage documents are made of (api/statuspage.ts), but where the page is. */
-  statuspage: Omit<StatuspageSource, "url" | "maintenanceIndicator"> & { slug: string; customDomain: string | null };
+  statuspage: Omit<StatuspageSource, "url"> & { slug: string; customDomain: string | null };
 }
 
 /** `value` serialized, with a weak ETag of `visible`: what of it a visitor sees (see visibleItems). */
@@ -225,7 +225,8 @@ interface ViewData {
  * (PageViews) and what the static build renders (publicViews).
  */
 export function publicView(page: ShownPage, data: ViewData, now: Date): PublicStatusPage {
-  const { display } = page;
+  // The Statuspage API's option is the owner's, not the visitors': the public display leaves it out.
+  const { statuspageMaintenance: _ownersOnly, ...display } = page.display;
   const from = utcDayBefore(now, display.historyDays - 1);
   const maintenance = maintenanceOf(data, now);
   // From every occurrence under way, not only the windows listed.
@@ -399,6 +400,7 @@ export class PageViews {
         updatedAt: page.updatedAt,
         itemsCreatedAt: new Map(rows.items.map((item) => [item.id, item.created_at])),
         maintenanceCreatedAt: new Map(maintenance.map((o) => [o.window_id, o.created_at])),
+        maintenanceIndicator: page.display.statuspageMaintenance === true,
       },
     };
   }
@@ -416,8 +418,7 @@ export function statuspageDocument(view: PageView, doc: StatuspageDocument, publ
   if (!bodies) {
     const { slug, customDomain, ...source } = view.statuspage;
     const url = customDomain ? `https://${customDomain}` : `${publicUrl}/${slug}`;
-    const maintenanceIndicator = source.view.display.statuspageMaintenance === true;
-    const documents = statuspageDocuments({ ...source, url, maintenanceIndicator });
+    const documents = statuspageDocuments({ ...source, url });
     bodies = new Map();
     for (const name of STATUSPAGE_DOCUMENTS) {
       const bytes = new TextEncoder().encode(JSON.stringify(documents[name]));

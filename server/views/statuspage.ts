@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { PublicMaintenance } from "../contract/maintenance.ts";
 import type { Incident, ItemStatus, PublicItem, PublicStatusPage } from "../contract/status-page.ts";
 
@@ -119,18 +120,41 @@ export function pageStatus(
 /** A time as Statuspage writes it: milliseconds, and the page's offset (UTC: Porchlight's pages keep UTC). */
 export const stamp = (iso: string) => new Date(iso).toISOString();
 
+/**
+ * The page's id as Statuspage writes ids, twelve of [a-z0-9]: derived from Porchlight's, so it stays while the page
+ * does, without telling how many pages the server has.
+ */
+export const statuspagePageId = (pageId: number) =>
+  createHash("sha256").update(`porchlight-page:${pageId}`).digest("hex").slice(0, 12);
+
+/**
+ * When the page last changed as its readers see it: its own last write (settings, items, incidents), an incident's
+ * latest update, a maintenance window made or begun.
+ */
+function lastChange(source: StatuspageSource): string {
+  const { view } = source;
+  const times = [source.updatedAt];
+  for (const incident of view.incidents) times.push(incident.updates[0]?.timestamp ?? incident.started_at);
+  for (const m of view.maintenance) {
+    const made = source.maintenanceCreatedAt.get(m.id);
+    if (made) times.push(made);
+    if (m.active) times.push(m.startsAt);
+  }
+  return times.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a));
+}
+
 /** The eight documents' parts, made once per source. */
 export function statuspageDocuments(source: StatuspageSource): Record<StatuspageDocument, unknown> {
   const { view } = source;
-  const pageId = String(source.pageId);
+  const changed = lastChange(source);
   const page = {
-    id: pageId,
+    id: statuspagePageId(source.pageId),
     name: view.name,
     url: source.url,
     time_zone: "Etc/UTC",
-    updated_at: stamp(source.updatedAt),
+    updated_at: stamp(changed),
   };
-  const components = view.items.map((item, index) => component(source, item, index));
+  const components = view.items.map((item, index) => component(source, item, index, changed));
   const byId = new Map(components.map((c) => [c.id, c]));
   const incidents = view.incidents.map((incident) => incidentOf(source, incident, byId));
   const unresolved = incidents.filter((i) => i.resolved_at === null);
@@ -156,21 +180,24 @@ export function statuspageDocuments(source: StatuspageSource): Record<Statuspage
 
 type Component = ReturnType<typeof component>;
 
-/** An item as a component: top level (no groups yet), in the page's order, positions from 1. */
-function component(source: StatuspageSource, item: PublicItem, index: number) {
+/**
+ * An item as a component: top level (no groups yet), in the page's order, positions from 1; its start date the day it
+ * was put on the page, its last change the page's.
+ */
+function component(source: StatuspageSource, item: PublicItem, index: number, changed: string) {
   const created = source.itemsCreatedAt.get(item.id) ?? source.updatedAt;
   return {
     id: String(item.id),
     name: item.label,
     status: COMPONENT_STATUS[item.status],
     created_at: stamp(created),
-    updated_at: stamp(source.updatedAt),
+    updated_at: stamp(changed),
     position: index + 1,
     description: null,
     showcase: source.view.display.showUptime,
-    start_date: item.history[0]?.date ?? null,
+    start_date: stamp(created).slice(0, 10),
     group_id: null,
-    page_id: String(source.pageId),
+    page_id: statuspagePageId(source.pageId),
     group: false,
     only_show_if_degraded: false,
   };
@@ -243,7 +270,7 @@ function incidentOf(source: StatuspageSource, incident: Incident, byId: Map<stri
     impact: incident.impact,
     shortlink: `${source.url}#incident-${id}`,
     started_at: stamp(incident.started_at),
-    page_id: String(source.pageId),
+    page_id: statuspagePageId(source.pageId),
     incident_updates: updates,
     components: affected.flatMap((a) => byId.get(a.code) ?? []),
     reminder_intervals: null,
@@ -256,8 +283,9 @@ function incidentOf(source: StatuspageSource, incident: Incident, byId: Map<stri
  * completed one is no longer on the page, so none is listed.
  */
 function maintenanceOf(source: StatuspageSource, m: PublicMaintenance, byId: Map<string, Component>) {
-  const id = m.id;
-  const created = stamp(source.maintenanceCreatedAt.get(id) ?? m.startsAt);
+  // One maintenance per occurrence, as Statuspage has one per scheduling: a recurring window's next is another.
+  const id = `${m.id}-${Date.parse(m.startsAt) / 1000}`;
+  const created = stamp(source.maintenanceCreatedAt.get(m.id) ?? m.startsAt);
   const started = stamp(m.startsAt);
   const update = (n: number, status: string, at: string, changes: Change[] | null) =>
     updateOf(id, n, status, m.description || m.title, at, changes);
@@ -285,8 +313,9 @@ function maintenanceOf(source: StatuspageSource, m: PublicMaintenance, byId: Map
     resolved_at: null,
     impact: "maintenance",
     shortlink: source.url,
-    started_at: started,
-    page_id: String(source.pageId),
+    // As Statuspage writes a maintenance's: when it was made (its times are scheduled_for and scheduled_until).
+    started_at: created,
+    page_id: statuspagePageId(source.pageId),
     incident_updates: updates,
     components,
     scheduled_for: started,

@@ -221,8 +221,11 @@ describeStores("the Statuspage v2 API", (kind) => {
     // The page object is the same in all eight.
     const pages = Object.values(docs).map((d) => JSON.stringify(d.page));
     expect(new Set(pages).size).toBe(1);
+    // Its id as Statuspage writes ids (twelve of [a-z0-9]), not the server's serial number.
+    expect(docs.summary.page.id).toMatch(/^[a-z0-9]{12}$/);
+    expect(docs.summary.page.id).not.toBe(String(page.id));
     expect(docs.summary.page).toEqual({
-      id: String(page.id),
+      id: docs.summary.page.id,
       name: "Acme Status",
       url: "http://status.test/acme",
       time_zone: "Etc/UTC",
@@ -244,6 +247,9 @@ describeStores("the Statuspage v2 API", (kind) => {
     expect(components.map((c) => c.id)).toEqual([items.Website, items.Checkout, items.Search].map(String));
     expect(components.every((c) => !("components" in c))).toBe(true);
     expect(docs.summary.components).toEqual(components);
+    expect(components.every((c) => c.page_id === docs.summary.page.id)).toBe(true);
+    // The day each was put on the page (today, on the test's clock), not a day that moves with the history's window.
+    expect(components.map((c) => c.start_date)).toEqual(Array(3).fill(clock.now().toISOString().slice(0, 10)));
 
     // Status: one of three in major outage is a Partial System Outage.
     expect(docs.status.status).toEqual({ indicator: "major", description: "Partial System Outage" });
@@ -274,6 +280,9 @@ describeStores("the Statuspage v2 API", (kind) => {
     ]);
     expect(payments?.components.map((c) => c.name)).toEqual(["Website"]);
     expect(payments?.shortlink).toBe(`http://status.test/acme#incident-${payments?.id}`);
+    // The page changed last with the newest update of an incident (the engine's outage, after the owner's update).
+    const newest = docs.incidents.incidents.map((i) => Date.parse(i.updated_at)).sort((a, b) => b - a)[0];
+    expect(Date.parse(docs.summary.page.updated_at)).toBeGreaterThanOrEqual(newest ?? 0);
     const slow = docs.incidents.incidents[2];
     expect(slow?.resolved_at).not.toBeNull();
     expect(slow?.incident_updates[0]?.affected_components?.[0]?.new_status).toBe("operational");
@@ -296,6 +305,14 @@ describeStores("the Statuspage v2 API", (kind) => {
     expect(Date.parse(rebuild?.scheduled_until ?? "") - Date.parse(rebuild?.scheduled_for ?? "")).toBe(3_600_000);
     expect(rebuild?.components.map((c) => c.name)).toEqual(["Search"]);
     expect(rebuild?.incident_updates.map((u) => u.status)).toEqual(["in_progress", "scheduled"]);
+    // One maintenance per occurrence (a recurring window's next is another), begun as Statuspage's are: when made.
+    expect(rebuild?.id).toMatch(/^mw_[0-9a-f]+-\d+$/);
+    expect(rebuild?.id).not.toBe(maintenance[1]?.id);
+    expect(Date.parse(rebuild?.started_at ?? "")).toBeLessThanOrEqual(
+      Date.parse(rebuild?.scheduled_for ?? "") + 600_000,
+    );
+    expect(maintenance[1]?.started_at).toBe(maintenance[1]?.created_at);
+    expect(Date.parse(maintenance[1]?.started_at ?? "")).toBeLessThan(Date.parse(maintenance[1]?.scheduled_for ?? ""));
   });
 
   test("HEAD, ETag and 304, compression and CORS on a public page; 401 and 404 without CORS otherwise", async () => {
@@ -361,6 +378,11 @@ describeStores("the Statuspage v2 API", (kind) => {
     });
     // The other display options kept theirs.
     expect(asked.json.data.display.showUptime).toBe(true);
+    // The owner's option, not the visitors': the public page does not carry it.
+    const shown = await read("/public/v1/status-page/calm");
+    expect(((await shown.json()) as { display: Record<string, unknown> }).display).not.toHaveProperty(
+      "statuspageMaintenance",
+    );
   });
 
   test("on a page's custom domain at /api/v2/, and not on the server's own host", async () => {

@@ -251,7 +251,10 @@ export class PlPage extends LitElement {
           showUptime: data.has("showUptime"),
           showResponseTime: data.has("showResponseTime"),
           showIncidents: data.has("showIncidents"),
-          statuspageMaintenance: data.has("statuspageMaintenance"),
+          // Sent once set, so a page that never chose keeps the default.
+          ...(data.has("statuspageMaintenance") || page.display.statuspageMaintenance !== undefined
+            ? { statuspageMaintenance: data.has("statuspageMaintenance") }
+            : {}),
         },
         customDomain: text("customDomain").trim() || null,
       };
@@ -490,7 +493,11 @@ export class PlPage extends LitElement {
             </select></div>
         </fieldset>
         <fieldset><legend>Statuspage API</legend>
-          <p class="muted">What reads Statuspage pages reads this one at <code>/${page.slug}/api/v2/summary.json</code>.</p>
+          <p class="muted">${
+            page.visibility === "public"
+              ? html`What reads Statuspage pages reads this one at <code>/${page.slug}/api/v2/summary.json</code>.`
+              : "Only a public page answers it: this one answers 401 or 404."
+          }</p>
           <label class="check"><input type="checkbox" name="statuspageMaintenance" ?checked=${page.display.statuspageMaintenance === true} />
             <span>Say “maintenance” as Statuspage does<small>Some Statuspage clients refuse that word: leave it off unless yours expect it</small></span></label>
         </fieldset>
