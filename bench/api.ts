@@ -149,8 +149,9 @@ async function main() {
 
     const routes: { name: string; path: string; headers: Record<string, string>; bar: number }[] = [
       { name: "status page", path: "/public/v1/status-page/bench", headers: {}, bar: 0.8 },
-      // Statuspage's v2 summary of the same page: its own bar is against the page's JSON, below.
-      { name: "summary.json", path: "/bench/api/v2/summary.json", headers: {}, bar: 0.8 },
+      // Statuspage's v2 summary of the same page: the issue's bar is against the page's JSON (below); against bare
+      // bytes, a body of 3 KB leaves the per-request work (routing, metrics, the log line) a larger share.
+      { name: "summary.json", path: "/bench/api/v2/summary.json", headers: {}, bar: 0.5 },
       {
         name: "site detail",
         path: `/public/v1/site/${siteId}?statDays=90`,
