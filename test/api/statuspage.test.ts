@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Store } from "../../server/store/store.ts";
 import { client, describeStores, seedOwner, TestClock, useStore } from "../helpers.ts";
+import { componentRules, DOCUMENTS, type Doc } from "../support/statuspage.ts";
 import { appWithEngine, localTargets } from "./with-engine.ts";
 
 /**
@@ -10,114 +11,6 @@ import { appWithEngine, localTargets } from "./with-engine.ts";
  * document is read as a Statuspage consumer would and checked against the shape Statuspage documents (written here
  * from its documentation, not from Porchlight's own schema), and against each other.
  */
-
-// Statuspage's shapes, strict (a consumer like check-statuspage refuses any unknown field).
-const Stamp = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d)$/);
-const ComponentStatus = z.enum([
-  "operational",
-  "degraded_performance",
-  "partial_outage",
-  "major_outage",
-  "under_maintenance",
-]);
-const Page = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  url: z.string(),
-  time_zone: z.string(),
-  updated_at: Stamp,
-});
-const Component = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  status: ComponentStatus,
-  created_at: Stamp,
-  updated_at: Stamp,
-  position: z.number().int().positive(),
-  description: z.string().nullable(),
-  showcase: z.boolean(),
-  start_date: z
-    .string()
-    .regex(/^\d{4}-\d\d-\d\d$/)
-    .nullable(),
-  group_id: z.string().nullable(),
-  page_id: z.string(),
-  group: z.boolean(),
-  only_show_if_degraded: z.boolean(),
-  components: z.array(z.string()).optional(),
-});
-const Update = z.strictObject({
-  id: z.string(),
-  status: z.string(),
-  body: z.string(),
-  incident_id: z.string(),
-  created_at: Stamp,
-  updated_at: Stamp,
-  display_at: Stamp,
-  affected_components: z
-    .array(
-      z.strictObject({ code: z.string(), name: z.string(), old_status: ComponentStatus, new_status: ComponentStatus }),
-    )
-    .nullable(),
-  deliver_notifications: z.boolean(),
-  custom_tweet: z.string().nullable(),
-  tweet_id: z.string().nullable(),
-});
-const common = {
-  id: z.string(),
-  name: z.string(),
-  created_at: Stamp,
-  updated_at: Stamp,
-  monitoring_at: Stamp.nullable(),
-  resolved_at: Stamp.nullable(),
-  shortlink: z.string(),
-  started_at: Stamp,
-  page_id: z.string(),
-  incident_updates: z.array(Update),
-  components: z.array(Component),
-  reminder_intervals: z.null(),
-};
-const Incident = z.strictObject({
-  ...common,
-  status: z.enum(["investigating", "identified", "monitoring", "resolved", "postmortem"]),
-  impact: z.enum(["none", "minor", "major", "critical"]),
-});
-const Maintenance = z.strictObject({
-  ...common,
-  status: z.enum(["scheduled", "in_progress", "verifying", "completed"]),
-  impact: z.literal("maintenance"),
-  scheduled_for: Stamp,
-  scheduled_until: Stamp,
-});
-const Status = z.strictObject({
-  indicator: z.enum(["none", "minor", "major", "critical", "maintenance"]),
-  description: z.enum([
-    "All Systems Operational",
-    "Major System Outage",
-    "Partial System Outage",
-    "Minor Service Outage",
-    "Degraded System Service",
-    "Partially Degraded Service",
-    "Service Under Maintenance",
-  ]),
-});
-const DOCUMENTS = {
-  summary: z.strictObject({
-    page: Page,
-    components: z.array(Component),
-    incidents: z.array(Incident),
-    scheduled_maintenances: z.array(Maintenance),
-    status: Status,
-  }),
-  status: z.strictObject({ page: Page, status: Status }),
-  components: z.strictObject({ page: Page, components: z.array(Component) }),
-  incidents: z.strictObject({ page: Page, incidents: z.array(Incident) }),
-  "incidents/unresolved": z.strictObject({ page: Page, incidents: z.array(Incident) }),
-  "scheduled-maintenances": z.strictObject({ page: Page, scheduled_maintenances: z.array(Maintenance) }),
-  "scheduled-maintenances/upcoming": z.strictObject({ page: Page, scheduled_maintenances: z.array(Maintenance) }),
-  "scheduled-maintenances/active": z.strictObject({ page: Page, scheduled_maintenances: z.array(Maintenance) }),
-} as const;
-type Doc = keyof typeof DOCUMENTS;
 
 let targets: Awaited<ReturnType<typeof localTargets>>;
 beforeAll(async () => {
@@ -247,6 +140,7 @@ describeStores("the Statuspage v2 API", (kind) => {
     expect(components.map((c) => c.id)).toEqual([items.Website, items.Checkout, items.Search].map(String));
     expect(components.every((c) => !("components" in c))).toBe(true);
     expect(docs.summary.components).toEqual(components);
+    expect(componentRules(components)).toEqual([]);
     expect(components.every((c) => c.page_id === docs.summary.page.id)).toBe(true);
     // The day each was put on the page (today, on the test's clock), not a day that moves with the history's window.
     expect(components.map((c) => c.start_date)).toEqual(Array(3).fill(clock.now().toISOString().slice(0, 10)));
