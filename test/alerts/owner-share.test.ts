@@ -63,7 +63,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
   smtpPort = (smtp.server.address() as { port: number }).port;
 });
+/** The worker, stopped here too: a test cut off by its time limit never reaches its own finally. */
+let worker: ChildProcess | undefined;
+
 afterAll(async () => {
+  if (worker) await stopChild(worker, "SIGKILL");
   for (const release of held.values()) release();
   await new Promise<void>((resolve) => smtp?.close(() => resolve()));
 });
@@ -103,6 +107,7 @@ describe("a fan-out holding every subscriber connection does not hold an owner's
       LOG_LEVEL: "warn",
     });
     const running: ChildProcess = child;
+    worker = child;
     try {
       // The fan-out fills every connection its mailer may open, each with a message the server never answers.
       while (held.size < SMTP_POOL_CONNECTIONS && running.exitCode === null) await sleep(20);
