@@ -9,7 +9,7 @@ import {
   StatuspageSummary,
 } from "../contract/statuspage.ts";
 import { ApiError, notFound } from "../http/errors.ts";
-import { header } from "../http/headers.ts";
+import { otherHost } from "../http/headers.ts";
 import { route } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
 import { PUBLIC_CORS } from "../views/headers.ts";
@@ -61,7 +61,7 @@ const pascal = (doc: string) =>
  * documents by slug from memory once its view is built (http/fast-path.ts).
  */
 export function statuspageRoutes({ store, views, publicUrl }: StatuspageDeps) {
-  const ownHost = new URL(publicUrl).host.toLowerCase().replace(/:\d+$/, "");
+  const hostOf = otherHost(publicUrl);
   /** The document of a page by slug: public pages only (a password page is 401, a private one unknown). */
   const answer = async (c: Context, slug: string | undefined, doc: StatuspageDocument) => {
     const view = slug === undefined ? null : await views.get(slug);
@@ -75,8 +75,8 @@ export function statuspageRoutes({ store, views, publicUrl }: StatuspageDeps) {
   };
   /** The slug of the page whose custom domain the request came by; undefined on the server's own host. */
   const slugByDomain = async (c: Context) => {
-    const host = (header(c, "host") ?? "").toLowerCase().replace(/:\d+$/, "");
-    return host && host !== ownHost ? await store.views.slugForDomain(host) : undefined;
+    const host = hostOf(c);
+    return host ? await store.views.slugForDomain(host) : undefined;
   };
   return STATUSPAGE_DOCUMENTS.flatMap((doc) => {
     const common = {

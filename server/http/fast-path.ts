@@ -11,7 +11,7 @@ import { keptEtag, PUBLIC_CORS, pollHeaders } from "../views/headers.ts";
 import { type Body, type PageViews, statuspageDocument } from "../views/page-views.ts";
 import type { ReadModel } from "../views/read-model.ts";
 import { type SiteRecord, siteAnswer, siteRecordKey } from "../views/site-detail.ts";
-import type { StatuspageDocument } from "../views/statuspage.ts";
+import { STATUSPAGE_DOCUMENTS, type StatuspageDocument } from "../views/statuspage.ts";
 import { bearerToken } from "./auth.ts";
 import { ApiError, errorBody } from "./errors.ts";
 import { type FastPathCounts, JSON_TYPE, logRequest, matchesEtag, requestIdFrom } from "./headers.ts";
@@ -20,8 +20,7 @@ import { type Limiter, type LimitRule, limitHeaders, rateLimited } from "./rate-
 
 const PUBLIC_READ = /^(\/public\/v1|\/api)\/status-page\/([a-z0-9-]{1,64})(\/items|\/incidents)?$/;
 /** A page's Statuspage v2 document by slug (api/statuspage.ts): the slug, then the document. */
-const STATUSPAGE_READ =
-  /^\/([a-z0-9-]{1,64})\/api\/v2\/(summary|status|components|incidents(?:\/unresolved)?|scheduled-maintenances(?:\/upcoming|\/active)?)\.json$/;
+const STATUSPAGE_READ = new RegExp(`^/([a-z0-9-]{1,64})/api/v2/(${STATUSPAGE_DOCUMENTS.join("|")})\\.json$`);
 
 /**
  * Answers GET and HEAD of a public status page whose view is in memory (and of its Statuspage v2 documents by

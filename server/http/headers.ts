@@ -14,6 +14,18 @@ export function header(c: Context, name: string): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
+/**
+ * The host a request came by (lower-case, without its port) when it is not the server's own: a custom domain, for
+ * its page to be looked up. Undefined on the server's own host (PORCHLIGHT_PUBLIC_URL's) or without a Host.
+ */
+export function otherHost(publicUrl: string): (c: Context) => string | undefined {
+  const own = new URL(publicUrl).host.toLowerCase().replace(/:\d+$/, "");
+  return (c) => {
+    const host = (header(c, "host") ?? "").toLowerCase().replace(/:\d+$/, "");
+    return host && host !== own ? host : undefined;
+  };
+}
+
 /** The content type of every JSON answer built from serialized bytes. */
 export const JSON_TYPE = "application/json; charset=UTF-8";
 

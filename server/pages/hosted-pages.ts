@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { Clock } from "../clock.ts";
 import type { PublicStatusPage } from "../contract/status-page.ts";
 import { sessionFrom } from "../http/auth.ts";
-import { header } from "../http/headers.ts";
+import { header, otherHost } from "../http/headers.ts";
 import { PROTECTED_HEADERS } from "../http/page-access.ts";
 import type { App } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
@@ -44,8 +44,8 @@ export function hostedPageRoutes(
   app: App,
   { store, views, clock, publicUrl, embedDir, locale = "en" }: HostedPageDeps,
 ) {
-  /** The server's own host name, without a port: requests by it are not by a custom domain. */
-  const ownHostname = new URL(publicUrl).host.toLowerCase().replace(/:\d+$/, "");
+  /** The host a request came by when it is not the server's own: a custom domain. */
+  const hostOf = otherHost(publicUrl);
   const cache = new Map<string, EncodedAnswer>();
   /** A number per build of a view: the answers made from one build are kept under it. */
   const builds = new WeakMap<PageView, number>();
@@ -209,8 +209,8 @@ export function hostedPageRoutes(
 
   /** The page's custom domain, when the request came by one. */
   const byDomain = async (c: Context) => {
-    const host = (header(c, "host") ?? "").toLowerCase().replace(/:\d+$/, "");
-    return host && host !== ownHostname ? { host, slug: await slugForDomain(host) } : undefined;
+    const host = hostOf(c);
+    return host ? { host, slug: await slugForDomain(host) } : undefined;
   };
 
   app.get("/", async (c, next) => {

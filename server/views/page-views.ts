@@ -1,3 +1,4 @@
+import { pageUrl } from "../alerts/notice-sender.ts";
 import { type Clock, utcDayBefore } from "../clock.ts";
 import { PUBLIC_MAINTENANCE_DAYS, type PublicMaintenance } from "../contract/maintenance.ts";
 import type { SiteState } from "../contract/site.ts";
@@ -417,7 +418,8 @@ export function statuspageDocument(view: PageView, doc: StatuspageDocument, publ
   let bodies = statuspageKept.get(view);
   if (!bodies) {
     const { slug, customDomain, ...source } = view.statuspage;
-    const url = customDomain ? `https://${customDomain}` : `${publicUrl}/${slug}`;
+    // Where the page lives (as notices link it), without the trailing slash Statuspage's URLs never have.
+    const url = pageUrl(publicUrl, { slug, customDomain }).replace(/\/$/, "");
     const documents = statuspageDocuments({ ...source, url });
     bodies = new Map();
     for (const name of STATUSPAGE_DOCUMENTS) {
