@@ -10,6 +10,7 @@ import { alertRuleRoutes } from "./api/alert-rules.ts";
 import { BadgePages, badgeRoutes } from "./api/badges.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { embedRoutes } from "./api/embed.ts";
+import { groupRoutes } from "./api/groups.ts";
 import { healthRoutes } from "./api/health.ts";
 import { assetRoutes, ImageCache } from "./api/images.ts";
 import { incidentRoutes } from "./api/incidents.ts";
@@ -159,6 +160,7 @@ export function createApp({
     ...pushRoutes({ inbox: pushInbox, clock, trustedProxies: config.trustedProxies }),
     ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
     ...itemRoutes({ store, clock, changed }),
+    ...groupRoutes({ store, clock, changed }),
     ...incidentRoutes({ store, clock, changed }),
     ...alertChannelRoutes({
       store,

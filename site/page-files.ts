@@ -65,14 +65,20 @@ export function buildPage(job: PageJob, build: PageBuild): string {
     writeFileSync(join(dir, "feed.xml"), rssFeed(input));
     writeFileSync(join(dir, "atom.xml"), atomFeed(input));
     writeFileSync(join(dir, "status.json"), job.json);
-    // Each service's feeds beside them, as the server answers them: items/<id>/feed.xml and atom.xml.
-    for (const item of (data as PublicStatusPage).items) {
-      const one = feedInput(data as PublicStatusPage, url, new Date(build.at), item.id);
+    // Each service's and group's feeds beside them, as the server answers them: items/<id>/ and groups/<id>/
+    // feed.xml and atom.xml.
+    const shown = data as PublicStatusPage;
+    const scopes = [
+      ...shown.items.map((item) => ({ kind: "items" as const, id: item.id })),
+      ...(shown.groups ?? []).map((group) => ({ kind: "groups" as const, id: group.id })),
+    ];
+    for (const scope of scopes) {
+      const one = feedInput(shown, url, new Date(build.at), scope);
       if (!one) continue;
-      const itemDir = join(dir, "items", String(item.id));
-      mkdirSync(itemDir, { recursive: true });
-      writeFileSync(join(itemDir, "feed.xml"), rssFeed(one));
-      writeFileSync(join(itemDir, "atom.xml"), atomFeed(one));
+      const scopeDir = join(dir, scope.kind, String(scope.id));
+      mkdirSync(scopeDir, { recursive: true });
+      writeFileSync(join(scopeDir, "feed.xml"), rssFeed(one));
+      writeFileSync(join(scopeDir, "atom.xml"), atomFeed(one));
     }
   }
   return html;

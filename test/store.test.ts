@@ -45,6 +45,7 @@ describeStores("store", (kind) => {
       "0016_check_found",
       "0017_subscribers",
       "0018_resolution_hold",
+      "0019_groups",
     ]);
     await again.close();
   });

@@ -83,7 +83,7 @@ export const styles = css`
     font-size: 0.87em;
   }
   h5,
-  li li p {
+  ol ol p {
     font-size: 1em;
   }
   :focus-visible {
@@ -202,11 +202,30 @@ export const styles = css`
     padding: 0.25em 0;
     border: 0;
   }
-  [part="item"] div {
+  [part="item"] div,
+  [part="group"] > div {
     display: flex;
     flex-wrap: wrap;
     justify-content: space-between;
     font-weight: 600;
+  }
+  /* A group's button reads as its row's title, with a triangle that says whether it is open. */
+  [part="group"] button {
+    font: inherit;
+    color: inherit;
+    background: none;
+    border: 0;
+    padding: 0;
+    cursor: pointer;
+  }
+  [part="group"] button::before {
+    content: "▸ ";
+  }
+  [part="group"] [aria-expanded="true"]::before {
+    content: "▾ ";
+  }
+  [part="group"] li {
+    padding: 0.75em 0 0 1em;
   }
   /*
    * An item's days: one bar (an i, the element's only one) per run of days at one level, as wide as its days (--d of --n shown), the newest at the
@@ -338,7 +357,7 @@ export const styles = css`
   .soon > li:first-child {
     border: 0;
   }
-  li li p {
+  ol ol p {
     color: var(--_fg);
   }
   /* A day's heading over its past incidents (a past incident's title, an h5, reads as large as an active one's). */

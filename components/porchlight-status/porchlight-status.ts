@@ -1,6 +1,6 @@
 import { html, LitElement, nothing } from "lit";
 import { overallStatus } from "../../server/contract/status.ts";
-import type { Incident, PublicItem, PublicStatusPage } from "../../server/contract/status-page.ts";
+import type { Incident, PublicGroup, PublicItem, PublicStatusPage } from "../../server/contract/status-page.ts";
 import type { Problem } from "./client.ts";
 import { type Formats, formatsFor } from "./format.ts";
 import { ENGLISH, LANGUAGES, MESSAGES, type Messages, messagesFor } from "./messages.ts";
@@ -181,6 +181,8 @@ export class PorchlightStatus extends LitElement {
    * folded, and the opened one stays open where it moved.
    */
   #opened = new Set<string>();
+  /** The groups a visitor opened or closed, by id: their choice stands over the page's default while they stay. */
+  #groups = new Map<number, boolean>();
   /** The day picked in each item's bars (see #onDay), as days before today, by item: a refresh keeps it. */
   #days = new Map<unknown, number>();
   /** The password prompt shows what is typed (its "Show password" box). */
@@ -517,9 +519,24 @@ export class PorchlightStatus extends LitElement {
     const rest = items.filter((item) => item.status !== "operational");
     // Folded: what is wrong first, and the operational rest behind one line (compact, and an embed with a fault).
     const fold = this.compact || (this.embedded && faults.length > 0);
+    // Folded, the services are listed as they are; unfolded, a group's members are in its place, under it.
+    const groups = new Map((fold ? [] : (page.groups ?? [])).map((group) => [group.id, group]));
     const list = (shown: PublicItem[]) =>
       html`<ul part="items">
-        ${shown.map((item) => this.#renderItem(item, page, m, f, now))}
+        ${shown.map((item, i) => {
+          const group = groups.get(item.group_id as number);
+          if (!group) return this.#renderItem(item, page, m, f, now);
+          return shown[i - 1]?.group_id === group.id
+            ? nothing
+            : this.#renderGroup(
+                group,
+                shown.filter((member) => member.group_id === group.id),
+                page,
+                m,
+                f,
+                now,
+              );
+        })}
       </ul>`;
     const timeline = (shown: Incident[], past = false) =>
       html`<ol part="incidents">
@@ -602,6 +619,42 @@ export class PorchlightStatus extends LitElement {
             ${past.length ? days.map(([day, shown]) => html`<h4>${day}</h4>${timeline(shown, true)}`) : html`<p>${m.noIncidents}</p>`}`
       }
       <div class="tip" aria-hidden="true" hidden @pointerleave=${this.#escape}></div>`;
+  }
+
+  /**
+   * A component group: a disclosure button with its name, then its status (its worst member's); its description and
+   * members under it. Closed, it names its members at fault (the page sends a group with one open, but a visitor
+   * may have closed it).
+   */
+  #renderGroup(
+    group: PublicGroup,
+    members: PublicItem[],
+    page: PublicStatusPage,
+    m: Messages,
+    f: Formats,
+    now: number,
+  ) {
+    const open = this.#groups.get(group.id) ?? !group.collapsed;
+    const faults = members.filter((item) => (FAULTS as readonly string[]).includes(item.status));
+    return html`<li part="group">
+      <div>
+        <button
+          aria-expanded=${open}
+          aria-controls="g${group.id}"
+          @click=${() => {
+            this.#groups.set(group.id, !open);
+            this.requestUpdate();
+          }}
+        >
+          ${group.name}</button
+        >${statusWord(group.status, m, `item.${group.status}`)}
+      </div>
+      ${group.description ? html`<p>${group.description}</p>` : nothing}
+      ${!open && faults.length ? html`<p>${f.list(faults.map((item) => item.label))}</p>` : nothing}
+      <ul id="g${group.id}" ?hidden=${!open}>
+        ${members.map((item) => this.#renderItem(item, page, m, f, now))}
+      </ul>
+    </li>`;
   }
 
   /**

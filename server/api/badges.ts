@@ -9,13 +9,14 @@ import {
   BadgeQuery,
   type BadgeStyle,
   BadgeSvg,
+  GroupBadgeParams,
   ItemBadgeParams,
   type ShieldsEndpoint,
   ShieldsEndpoint as ShieldsEndpointSchema,
   UptimeBadgeQuery,
 } from "../contract/badge.ts";
 import { overallStatus } from "../contract/status.ts";
-import type { PublicItem, PublicStatusPage } from "../contract/status-page.ts";
+import type { PublicGroup, PublicItem, PublicStatusPage } from "../contract/status-page.ts";
 import { notFound } from "../http/errors.ts";
 import { header, matchesEtag } from "../http/headers.ts";
 import { type Route, route } from "../http/route.ts";
@@ -52,6 +53,7 @@ interface Rendered {
 interface BadgePage {
   view: PublicStatusPage;
   items: Map<number, PublicItem>;
+  groups: Map<number, PublicGroup>;
   rendered: Map<string, Rendered>;
 }
 
@@ -107,15 +109,26 @@ function itemUptime(item: PublicItem, from: string): number | null {
   return days.length > 0 ? mean(days) : null;
 }
 
+/** What a badge speaks of: one item, one group (its members), or neither (the whole page). */
+interface Subject {
+  item?: PublicItem | undefined;
+  group?: PublicGroup | undefined;
+}
+
 /**
  * A badge's words and colour from a public view. Uptime is the mean of the daily uptimes in the window (each day
- * with data weighs the same; days without checks are left out); a page's is the mean of its items'. A page's
- * response time is the mean of its items' latest ones.
+ * with data weighs the same; days without checks are left out); a page's or a group's is the mean of its items'. A
+ * page's or a group's response time is the mean of its items' latest ones; a group's status is the page's word for
+ * it (its worst member's).
  */
-function badgeFor(page: BadgePage, item: PublicItem | undefined, metric: BadgeMetric, days: number, from: string) {
-  const items = item ? [item] : page.view.items;
+function badgeFor(page: BadgePage, of: Subject, metric: BadgeMetric, days: number, from: string) {
+  const { item, group } = of;
+  const items = item ? [item] : group ? page.view.items.filter((i) => i.group_id === group.id) : page.view.items;
   if (metric === "status") {
-    if (item) return { label: item.label, message: item.status.replace("_", " "), color: ITEM_STATUS[item.status] };
+    const one = item
+      ? { label: item.label, status: item.status }
+      : group && { label: group.name, status: group.status };
+    if (one) return { label: one.label, message: one.status.replace("_", " "), color: ITEM_STATUS[one.status] };
     return { label: page.view.name, ...PAGE_STATUS[overallStatus(items)] };
   }
   if (metric === "uptime") {
@@ -189,7 +202,12 @@ export class BadgePages {
     let page = this.pages.get(view);
     if (!page) {
       const parsed = JSON.parse(new TextDecoder().decode(view.page.bytes)) as PublicStatusPage;
-      page = { view: parsed, items: new Map(parsed.items.map((i) => [i.id, i])), rendered: new Map() };
+      page = {
+        view: parsed,
+        items: new Map(parsed.items.map((i) => [i.id, i])),
+        groups: new Map((parsed.groups ?? []).map((g) => [g.id, g])),
+        rendered: new Map(),
+      };
       this.pages.set(view, page);
     }
     return page;
@@ -210,30 +228,42 @@ const METRIC_WORDS: Record<BadgeMetric, { summary: string; op: string }> = {
   "response-time": { summary: "latest response time", op: "ResponseTime" },
 };
 
+const SCOPES = {
+  page: { path: "", op: "Page", whose: "a public status page (all its items)", params: BadgeParams },
+  item: { path: "/{itemId}", op: "Item", whose: "one item of a public status page", params: ItemBadgeParams },
+  group: {
+    path: "/groups/{groupId}",
+    op: "Group",
+    whose: "one component group of a public status page (its visible members)",
+    params: GroupBadgeParams,
+  },
+} as const;
+
 /**
  * Status badges of public status pages, shields-compatible: `/badge/{slug}/{metric}.svg` (an SVG by badge-maker) and
- * `.json` (shields' endpoint format), for the page as a whole and, under `/badge/{slug}/{itemId}/`, for one of its
- * items. Built from the page's public view in memory and kept as bytes per view version, with an ETag. Anything
- * that is not a public page or an item shown on one answers one and the same 404.
+ * `.json` (shields' endpoint format), for the page as a whole, under `/badge/{slug}/{itemId}/` for one of its
+ * items, and under `/badge/{slug}/groups/{groupId}/` for one of its groups. Built from the page's public view in
+ * memory and kept as bytes per view version, with an ETag. Anything that is not a public page or an item or group
+ * shown on one answers one and the same 404.
  */
 export function badgeRoutes({ pages, clock }: { pages: BadgePages; clock: Clock }): Route[] {
   const routes: Route[] = [];
-  for (const scope of ["page", "item"] as const) {
+  for (const [scope, of] of Object.entries(SCOPES)) {
     for (const metric of BADGE_METRICS) {
       for (const format of ["svg", "json"] as const) {
         const words = METRIC_WORDS[metric];
-        const whose = scope === "page" ? "a public status page (all its items)" : "one item of a public status page";
         routes.push(
           route({
             method: "get",
-            path: `/badge/{slug}${scope === "item" ? "/{itemId}" : ""}/${metric}.${format}`,
-            operationId: `badge${scope === "page" ? "Page" : "Item"}${words.op}${format === "svg" ? "Svg" : "Json"}`,
-            summary: `Badge: the ${words.summary} of ${whose}, as ${format === "svg" ? "an SVG image" : "shields.io endpoint JSON"}`,
-            description:
-              "Public pages only: a private or password page, a hidden item and an unknown slug or item all answer the same 404. Cache-Control: public, max-age=60, with an ETag (If-None-Match answers 304). CORS is open to any origin.",
+            path: `/badge/{slug}${of.path}/${metric}.${format}`,
+            operationId: `badge${of.op}${words.op}${format === "svg" ? "Svg" : "Json"}`,
+            summary: `Badge: the ${words.summary} of ${of.whose}, as ${format === "svg" ? "an SVG image" : "shields.io endpoint JSON"}`,
+            description: `Public pages only: a private or password page, a hidden ${scope === "group" ? "group (none of its members visible)" : "item"} and an unknown slug or ${scope === "group" ? "group" : "item"} all answer the same 404. Cache-Control: public, max-age=60, with an ETag (If-None-Match answers 304). CORS is open to any origin.`,
             tag: "Public status pages",
             access: "none",
-            params: scope === "page" ? BadgeParams : ItemBadgeParams,
+            params: of.params,
+            // A malformed id is the 404 of a badge of nothing, like an unknown or hidden one.
+            notFoundAs: "Badge",
             query: metric === "uptime" ? UptimeBadgeQuery : BadgeQuery,
             response: {
               status: 200,
@@ -248,19 +278,32 @@ export function badgeRoutes({ pages, clock }: { pages: BadgePages; clock: Clock 
             },
             errors: [400, 404],
             async handler({ params, query, c }) {
-              const { slug, itemId } = params as { slug: string; itemId?: string };
+              const { slug, itemId, groupId } = params as { slug: string; itemId?: string; groupId?: string };
               const { label, style, days } = query as { label?: string; style?: BadgeStyle; days?: number };
               const page = await pages.get(slug);
               if (!page) throw notFoundBadge();
-              const item = itemId === undefined ? undefined : page.items.get(Number(itemId));
-              if (itemId !== undefined && !item) throw notFoundBadge();
+              const subject = {
+                item: itemId === undefined ? undefined : page.items.get(Number(itemId)),
+                group: groupId === undefined ? undefined : page.groups.get(Number(groupId)),
+              };
+              if ((itemId !== undefined && !subject.item) || (groupId !== undefined && !subject.group)) {
+                throw notFoundBadge();
+              }
               // A badge never reaches further back than the page itself shows.
               const window = Math.min(days ?? BADGE_DAYS.default, page.view.display.historyDays);
               const from = utcDayBefore(clock.now(), window - 1);
-              const key = JSON.stringify([itemId, metric, format, style, label, metric === "uptime" ? from : ""]);
+              const key = JSON.stringify([
+                scope,
+                itemId ?? groupId,
+                metric,
+                format,
+                style,
+                label,
+                metric === "uptime" ? from : "",
+              ]);
               let badge = page.rendered.get(key);
               if (!badge) {
-                const made = badgeFor(page, item, metric, window, from);
+                const made = badgeFor(page, subject, metric, window, from);
                 badge = render({ ...made, label: label ?? made.label }, format, style);
                 if (page.rendered.size < MAX_RENDERED) page.rendered.set(key, badge);
               }

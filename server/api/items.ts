@@ -5,6 +5,7 @@ import { conflict, invalidField, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
 import { isUniqueViolation } from "../store/connection.ts";
 import { ownerItem } from "../store/status-pages.ts";
+import { pageGroup } from "./groups.ts";
 import { loadWorkspacePage, PageParams, type PageResourceDeps } from "./workspace-pages.ts";
 
 const ItemParams = z.object({ id: PageId, itemId: ItemId });
@@ -32,6 +33,8 @@ export function itemRoutes({ store, clock, changed }: PageResourceDeps) {
         await loadWorkspacePage(store, p, params.id);
         const site = await store.sites.get(p.workspaceId, body.siteId);
         if (!site) throw invalidField("siteId", "Choose a site of this workspace.");
+        await pageGroup(store, params.id, body.groupId);
+        const groupId = body.groupId ?? null;
         const at = now();
         const row = await store.pages
           .insertItem({
@@ -39,7 +42,8 @@ export function itemRoutes({ store, clock, changed }: PageResourceDeps) {
             site_id: site.id,
             label: body.label ?? site.name,
             visible: body.visible ? 1 : 0,
-            position: await store.pages.nextItemPosition(params.id),
+            position: await store.pages.nextItemPosition(params.id, groupId),
+            group_id: groupId,
             created_at: at,
           })
           .catch((error) => {
@@ -55,7 +59,7 @@ export function itemRoutes({ store, clock, changed }: PageResourceDeps) {
       method: "patch",
       path: "/public/v1/status-pages/{id}/items/{itemId}",
       operationId: "updateStatusPageItem",
-      summary: "Change an item's label, visibility or position",
+      summary: "Change an item's label, visibility, group or position",
       tag: "Status page items",
       access: "token",
       permission: "status_pages:write",
@@ -65,6 +69,7 @@ export function itemRoutes({ store, clock, changed }: PageResourceDeps) {
       errors: [400, 401, 403, 404, 413, 415],
       async handler({ params, body, principal }) {
         await loadWorkspacePage(store, principal, params.id);
+        await pageGroup(store, params.id, body.groupId);
         const row = await store.pages.updateItem(params.id, params.itemId, body);
         if (!row) throw notFound("Item");
         await store.pages.touch(params.id, now());

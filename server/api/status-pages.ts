@@ -47,7 +47,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
   type StoredPage = Parameters<typeof statusPageView>[0];
   const pageView = (row: StoredPage, items: Parameters<typeof statusPageView>[1]) =>
     statusPageView(row, items, publicUrl);
-  const withItems = async (row: StoredPage) => pageView(row, await store.pages.listItems([row.id]));
+  const withItems = async (row: StoredPage) => pageView(row, await store.pages.contents([row.id]));
   const onUnique = (error: unknown): never => {
     if (isUniqueViolation(error)) {
       const field = uniqueField(error);
@@ -80,9 +80,9 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
           store.pages.list(p.workspaceId, (page - 1) * perPage, perPage),
           store.pages.count(p.workspaceId),
         ]);
-        const items = await store.pages.listItems(rows.map((r) => r.id));
+        const contents = await store.pages.contents(rows.map((r) => r.id));
         return envelope(200, "Status pages", {
-          statusPages: rows.map((r) => pageView(r, items)),
+          statusPages: rows.map((r) => pageView(r, contents)),
           pagination: { page, perPage, total, totalPages: Math.ceil(total / perPage) },
         });
       },
@@ -116,7 +116,7 @@ export function statusPageRoutes({ store, clock, publicUrl, changed }: StatusPag
           })
           .catch(onUnique);
         changed();
-        return envelope(201, "Status page created", pageView(row, []));
+        return envelope(201, "Status page created", pageView(row, { items: [], groups: [] }));
       },
     }),
     route({

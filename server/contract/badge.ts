@@ -63,6 +63,13 @@ export const ItemBadgeParams = BadgeParams.extend({
     .meta({ description: "The item's id, as the page's items list shows it", example: "1" }),
 });
 
+export const GroupBadgeParams = BadgeParams.extend({
+  groupId: z
+    .string()
+    .regex(/^[1-9]\d{0,9}$/, "must be a group id")
+    .meta({ description: "The group's id, as the page's groups list shows it", example: "1" }),
+});
+
 /** shields.io's endpoint badge (https://shields.io/badges/endpoint-badge): give its URL to img.shields.io/endpoint. */
 export const ShieldsEndpoint = z
   .object({

@@ -354,18 +354,35 @@ export const PageId = z
 export const ItemId = PageId.meta({ description: "Item id", example: "1" });
 export const IncidentId = PageId.meta({ description: "Incident id", example: "1" });
 
+export const GroupId = PageId.meta({ description: "Group id", example: "1" });
+
+/** How many groups a page may have. */
+export const MAX_GROUPS = 100;
+const Position = z.int().min(0).max(10_000);
+const ItemGroup = z.int().positive().max(MAX_ID).nullable().meta({
+  description: "The page's group the item sits in (null: none, among the page's groups and ungrouped items)",
+});
+
 export const ItemCreate = z
   .strictObject({
     siteId: SiteId,
     label: z.string().trim().min(1).max(100).optional().meta({ description: "Defaults to the site's name" }),
     visible: z.boolean().default(true),
+    groupId: ItemGroup.optional().meta({ description: "A group of the page to put it in, last; default none" }),
   })
   .meta({ id: "ItemCreate" });
 export const ItemPatch = z
   .strictObject({
     label: z.string().trim().min(1).max(100).optional(),
     visible: z.boolean().optional(),
-    position: z.int().min(0).max(10_000).optional().meta({ description: "Sort order on the page, ascending" }),
+    position: Position.optional().meta({
+      description:
+        "Sort order, ascending: within its group, or, ungrouped, among the page's groups and ungrouped items (ties: groups first, then by id)",
+    }),
+    groupId: ItemGroup.optional().meta({
+      description:
+        "Moves it into a group of the page (null: out of any). Without position, it goes last there (a group's members, or the page's top level).",
+    }),
   })
   .meta({ id: "ItemPatch" });
 
@@ -378,10 +395,53 @@ export const OwnerItem = z
     label: z.string(),
     visible: z.boolean(),
     position: z.int(),
+    groupId: z.int().nullable(),
     createdAt: Timestamp,
   })
   .meta({ id: "StatusPageItemConfig" });
 export type OwnerItem = z.infer<typeof OwnerItem>;
+
+const GroupName = z.string().trim().min(1).max(100);
+const GroupDescription = z.string().trim().max(500);
+const Collapsed = z.boolean().meta({
+  description:
+    "Visitors first see the group closed, showing its status only; a group with a member at fault (degraded, an outage, maintenance) is shown open whatever this says",
+});
+
+export const GroupCreate = z
+  .strictObject({
+    name: GroupName.meta({ description: "Unique on the page" }),
+    description: GroupDescription.default(""),
+    collapsed: Collapsed.default(true),
+    position: Position.optional().meta({
+      description: "Among the page's groups and ungrouped items, ascending; default last",
+    }),
+  })
+  .meta({ id: "GroupCreate" });
+export type GroupCreate = z.infer<typeof GroupCreate>;
+
+export const GroupPatch = z
+  .strictObject({
+    name: GroupName.optional(),
+    description: GroupDescription.optional(),
+    collapsed: Collapsed.optional(),
+    position: Position.optional(),
+  })
+  .meta({ id: "GroupPatch" });
+export type GroupPatch = z.infer<typeof GroupPatch>;
+
+/** A component group as the page's owner configures it. */
+export const OwnerGroup = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    description: z.string(),
+    collapsed: Collapsed,
+    position: z.int(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: "StatusPageGroupConfig" });
+export type OwnerGroup = z.infer<typeof OwnerGroup>;
 
 /** A status page as its owner sees it: configuration, never the password hash. */
 export const StatusPage = z
@@ -404,6 +464,8 @@ export const StatusPage = z
     createdAt: Timestamp,
     updatedAt: Timestamp,
     items: z.array(OwnerItem),
+    // Absent from a server before groups (a static build reading an older one): none.
+    groups: z.array(OwnerGroup).prefault([]).meta({ description: "The page's component groups, in their order" }),
   })
   .meta({ id: "StatusPage" });
 export type StatusPage = z.infer<typeof StatusPage>;
@@ -624,6 +686,7 @@ export const PublicItem = z
     uptime: z.number().nullable().meta({ description: "Percentage over the page's historyDays; null without data" }),
     response_time: z.number().nullable().meta({ description: "Milliseconds of the latest check; null until checked" }),
     last_check: Timestamp.nullable(),
+    group_id: z.int().optional().meta({ description: "Its group (in `groups`); absent when it has none" }),
     history: z
       .array(
         z.object({
@@ -640,6 +703,25 @@ export const PublicItem = z
   .meta({ id: "StatusPageItem" });
 export type PublicItem = z.infer<typeof PublicItem>;
 
+/** A component group as visitors see it. */
+export const PublicGroup = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    description: z.string(),
+    status: ItemStatus.meta({
+      description:
+        "Its worst visible member's: major_outage, partial_outage, degraded, maintenance, unknown, operational, in that order; paused when every member is",
+    }),
+    collapsed: z.boolean().meta({
+      description:
+        "Shown closed at first: the owner's default, false while a member is degraded, in an outage or in maintenance",
+    }),
+    items: z.array(z.int()).meta({ description: "Its visible members' ids, in their order" }),
+  })
+  .meta({ id: "StatusPageGroup" });
+export type PublicGroup = z.infer<typeof PublicGroup>;
+
 /** Spec 2.6 plus theme and display options. */
 export const PublicStatusPage = z
   .object({
@@ -652,7 +734,13 @@ export const PublicStatusPage = z
     favicon: imageField("favicon"),
     theme: Theme,
     display: DisplayOptions,
-    items: z.array(PublicItem),
+    items: z.array(PublicItem).meta({
+      description:
+        "Visible items in the page's order: groups and ungrouped items by position, a group's members together in its place",
+    }),
+    groups: z.array(PublicGroup).optional().meta({
+      description: "Component groups with a visible member, in the page's order; absent when the page has none",
+    }),
     incidents: z.array(Incident).meta({ description: "The 50 most recent, newest first" }),
     maintenance: z.array(PublicMaintenance).meta({
       description: `Maintenance under way or beginning within ${PUBLIC_MAINTENANCE_DAYS} days on the page's visible items, soonest first: each window's current or next occurrence, at most 10`,
@@ -665,7 +753,9 @@ export const PublicStatusPage = z
   .meta({ id: "PublicStatusPage" });
 export type PublicStatusPage = z.infer<typeof PublicStatusPage>;
 
-export const PublicItems = z.object({ slug: z.string(), items: z.array(PublicItem) }).meta({ id: "PublicItems" });
+export const PublicItems = z
+  .object({ slug: z.string(), items: z.array(PublicItem), groups: z.array(PublicGroup).optional() })
+  .meta({ id: "PublicItems" });
 export const PublicIncidents = z
   .object({ slug: z.string(), incidents: z.array(Incident) })
   .meta({ id: "PublicIncidents" });

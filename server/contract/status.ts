@@ -44,6 +44,30 @@ export function overallStatus(items: readonly Pick<PublicItem, "status">[]): Ove
   return watched.length && count("operational") === watched.length ? "operational" : "unknown";
 }
 
+/** A group's order of severity: a group shows its worst member (paused ones aside), as Statuspage's groups do. */
+const GROUP_SEVERITY: readonly ItemStatus[] = [
+  "major_outage",
+  "partial_outage",
+  "degraded",
+  "maintenance",
+  "unknown",
+  "operational",
+];
+
+/**
+ * The status a component group shows: its worst member's, most severe first: major outage, partial outage, degraded,
+ * maintenance, unknown (a member without a recent check keeps the group from claiming operational), operational.
+ * Paused members count only when every member is paused (paused), as they are on the page's banner.
+ */
+export function groupStatus(members: readonly ItemStatus[]): ItemStatus {
+  for (const status of GROUP_SEVERITY) if (members.includes(status)) return status;
+  return "paused";
+}
+
+/** Whether a group's member is at fault: a collapsed group is shown open while one is. */
+export const atFault = (status: ItemStatus) =>
+  status === "major_outage" || status === "partial_outage" || status === "degraded" || status === "maintenance";
+
 /** A percentage to three decimals, as every uptime figure is shown. */
 export const roundPercent = (x: number) => Math.round(x * 1000) / 1000;
 

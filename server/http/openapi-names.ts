@@ -12,7 +12,7 @@ export const TAGS = {
   "Status pages":
     "A workspace's status pages: name, slug, visibility (public, private or password-protected), theme, display options and custom domain. The plan limits how many there are.",
   "Status page items":
-    "The sites a status page shows, with their labels, visibility and order. The sites themselves stay.",
+    "The sites a status page shows, with their labels, visibility and order, and the component groups they sit in (two levels, as Statuspage's: a group shows its worst member's status). The sites themselves stay.",
   Incidents: "A status page's incidents and their updates, from investigating to resolved.",
   "Alert channels":
     "Where a workspace's alerts go: e-mail, a signed webhook, Slack, Discord, Microsoft Teams, Telegram, ntfy or PagerDuty. Addresses, tokens and keys are write-only: answers show them masked.",

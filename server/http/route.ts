@@ -66,6 +66,8 @@ export interface Route<
   permission?: Permission;
   rateLimit?: RateLimitKind;
   params?: P;
+  /** What a path parameter that names nothing is the 404 of, when not the segment before it (a badge's group). */
+  notFoundAs?: string;
   query?: Q;
   body?: B;
   /** A body of bytes instead of JSON (the handler reads it), for the OpenAPI document: its media types. */
@@ -187,7 +189,7 @@ const MAX_PATH_PARAMETER = 256;
  * first in the path: Status page).
  */
 export function pathParser(
-  def: Pick<Route, "path" | "params">,
+  def: Pick<Route, "path" | "params" | "notFoundAs">,
 ): (raw: Record<string, string>) => Record<string, unknown> {
   const nouns = new Map<string, string>();
   let collection = "";
@@ -198,6 +200,7 @@ export function pathParser(
     else if (segment) collection = segment;
   }
   const missing = (param: string) => {
+    if (def.notFoundAs) return notFound(def.notFoundAs);
     const noun = (nouns.get(param) ?? "").replace(/s$/, "").replaceAll("-", " ");
     return notFound(noun ? `${noun[0]?.toUpperCase()}${noun.slice(1)}` : "Resource");
   };

@@ -15,37 +15,48 @@ export interface FeedInput {
   feedId?: string;
 }
 
+/** One service's feeds (`items`, by item id), or one component group's (`groups`, by group id). */
+export interface FeedScope {
+  kind: "items" | "groups";
+  id: number;
+}
+
 /**
- * The feeds of the page at pageUrl (which ends in "/"): they sit beside it as feed.xml and atom.xml. With `itemId`,
- * one service's feeds (items/<id>/feed.xml and atom.xml): the incidents that affect it and the maintenance that
- * covers it, titled with its label; undefined when the page shows no such item.
+ * The feeds of the page at pageUrl (which ends in "/"): they sit beside it as feed.xml and atom.xml. With a `scope`,
+ * one service's feeds (items/<id>/feed.xml and atom.xml) or one group's (groups/<id>/…): the incidents that affect
+ * it (a group: any of its members) and the maintenance that covers it, titled with its name; undefined when the page
+ * shows no such item or group.
  */
 export function feedInput(page: PublicStatusPage, pageUrl: string, generatedAt: Date): FeedInput;
 export function feedInput(
   page: PublicStatusPage,
   pageUrl: string,
   generatedAt: Date,
-  itemId: number,
+  scope: FeedScope,
 ): FeedInput | undefined;
 export function feedInput(
   page: PublicStatusPage,
   pageUrl: string,
   generatedAt: Date,
-  itemId?: number,
+  scope?: FeedScope,
 ): FeedInput | undefined {
-  if (itemId === undefined) {
+  if (scope === undefined) {
     return { page, pageUrl, rssUrl: `${pageUrl}feed.xml`, atomUrl: `${pageUrl}atom.xml`, generatedAt };
   }
-  const item = page.items.find((i) => i.id === itemId);
-  if (!item) return undefined;
-  const here = `${pageUrl}items/${itemId}/`;
+  const one =
+    scope.kind === "items"
+      ? page.items.find((i) => i.id === scope.id)
+      : (page.groups ?? []).find((g) => g.id === scope.id);
+  if (!one) return undefined;
+  const ids = new Set("items" in one ? one.items : [one.id]);
+  const here = `${pageUrl}${scope.kind}/${scope.id}/`;
   return {
     page: {
       ...page,
-      name: `${page.name}: ${item.label}`,
+      name: `${page.name}: ${"label" in one ? one.label : one.name}`,
       // An older server's page (the static build reads any) may name no affected items: then none are known.
-      incidents: page.incidents.filter((i) => (i.affected ?? []).some((a) => a.id === itemId)),
-      maintenance: (page.maintenance ?? []).filter((w) => (w.items ?? []).includes(itemId)),
+      incidents: page.incidents.filter((i) => (i.affected ?? []).some((a) => ids.has(a.id))),
+      maintenance: (page.maintenance ?? []).filter((w) => (w.items ?? []).some((id) => ids.has(id))),
     },
     pageUrl,
     feedId: here,

@@ -9,7 +9,7 @@ import type { Store } from "../store/store.ts";
 import { EncodedAnswer, Encodings, negotiateEncoding } from "../views/compression.ts";
 import { pageScriptFile } from "../views/embed-assets.ts";
 import type { PageView, PageViews } from "../views/page-views.ts";
-import { atomFeed, type FeedInput, feedInput, rssFeed } from "./feeds.ts";
+import { atomFeed, type FeedInput, type FeedScope, feedInput, rssFeed } from "./feeds.ts";
 import { notFoundDocument, type PageDocument, promptData, renderDocument } from "./render.ts";
 
 type PageData = PageDocument["data"];
@@ -76,18 +76,24 @@ export function hostedPageRoutes(
   const json = (view: PageView) => new TextDecoder().decode(view.page.bytes);
   /** The page's view as the API answers it (only public views are rendered with their data). */
   const viewData = (view: PageView) => JSON.parse(json(view)) as PublicStatusPage;
-  const itemIds = new WeakMap<PageView, Set<number>>();
-  /** The ids of the items a view shows, read once per view. */
-  const itemIdsOf = (view: PageView) => {
-    let ids = itemIds.get(view);
+  const shownIds = new WeakMap<PageView, Record<FeedScope["kind"], Set<number>>>();
+  /** The ids of the items and groups a view shows, read once per view. */
+  const shownIdsOf = (view: PageView) => {
+    let ids = shownIds.get(view);
     if (!ids) {
-      ids = new Set(viewData(view).items.map((i) => i.id));
-      itemIds.set(view, ids);
+      const data = viewData(view);
+      ids = { items: new Set(data.items.map((i) => i.id)), groups: new Set((data.groups ?? []).map((g) => g.id)) };
+      shownIds.set(view, ids);
     }
     return ids;
   };
 
   const slugForDomain = (host: string) => store.views.slugForDomain(host);
+  /** The item or group a feed's path names (items/<id>/ or groups/<id>/). */
+  const scopeOf = (c: Context): FeedScope => ({
+    kind: c.req.param("kind") as FeedScope["kind"],
+    id: Number(c.req.param("id")),
+  });
 
   async function page(c: Context, slug: string, canonical: string, base: string, here: string) {
     const view = await views.get(slug);
@@ -155,21 +161,21 @@ export function hostedPageRoutes(
     slug: string,
     kind: "feed.xml" | "atom.xml" | "status.json",
     here: string,
-    itemId?: number,
+    scope?: FeedScope,
   ) {
     const view = await views.get(slug);
     const missing = () => c.body(NOT_FOUND, 404, { "content-type": HTML, "cache-control": "no-store" });
     // A protected page has no feeds: the same 404 as an unknown page, never stored.
     if (view?.visibility !== "public") return missing();
-    if (itemId !== undefined) {
-      // One service's feeds: the same 404 for a service the page does not show (known without reading the page's
-      // JSON again: its item ids are kept with the view).
-      if (!itemIdsOf(view).has(itemId) || kind === "status.json") return missing();
+    if (scope !== undefined) {
+      // One service's or group's feeds: the same 404 for one the page does not show (known without reading the
+      // page's JSON again: its item and group ids are kept with the view).
+      if (!shownIdsOf(view)[scope.kind].has(scope.id) || kind === "status.json") return missing();
       const vary = { vary: "Accept-Encoding" };
       return send(
         c,
-        kept(view, `${kind}|${here}|${itemId}`, () => {
-          const input = feedInput(viewData(view), here, clock.now(), itemId) as FeedInput;
+        kept(view, `${kind}|${here}|${scope.kind}|${scope.id}`, () => {
+          const input = feedInput(viewData(view), here, clock.now(), scope) as FeedInput;
           return kind === "feed.xml"
             ? new EncodedAnswer(encode(rssFeed(input)), {
                 "content-type": "application/rss+xml; charset=utf-8",
@@ -224,11 +230,10 @@ export function hostedPageRoutes(
     if (!domain?.slug) return next();
     return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`);
   });
-  app.get("/items/:item{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}", async (c, next) => {
+  app.get("/:kind{items|groups}/:id{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}", async (c, next) => {
     const domain = await byDomain(c);
     if (!domain?.slug) return next();
-    const item = Number(c.req.param("item"));
-    return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`, item);
+    return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`, scopeOf(c));
   });
   const bySlug = (c: Context) => {
     const slug = c.req.param("slug") as string;
@@ -240,9 +245,11 @@ export function hostedPageRoutes(
     const slug = c.req.param("slug");
     return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`);
   });
-  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/items/:item{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}", (c) => {
-    const slug = c.req.param("slug");
-    const item = Number(c.req.param("item"));
-    return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`, item);
-  });
+  app.get(
+    "/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/:kind{items|groups}/:id{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}",
+    (c) => {
+      const slug = c.req.param("slug");
+      return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`, scopeOf(c));
+    },
+  );
 }

@@ -737,6 +737,29 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex("incidents_resolution_due").on("incidents").column("resolution_due_at").execute();
       }),
     },
+    "0019_groups": {
+      up: atomically(dialect, async (db) => {
+        // A page's component groups (two levels, as Statuspage): a group sits among the page's ungrouped items, its
+        // position in the same order as theirs; a grouped item's position orders it within its group. collapsed is
+        // the owner's default for visitors (a group with a member at fault is shown open whatever it says).
+        await db.schema
+          .createTable("status_page_groups")
+          .addColumn("id", serial, autoId)
+          .addColumn("page_id", "integer", (c) => c.notNull().references("status_pages.id").onDelete("cascade"))
+          .addColumn("name", "text", (c) => c.notNull())
+          .addColumn("description", "text", (c) => c.notNull().defaultTo(""))
+          .addColumn("position", "integer", (c) => c.notNull())
+          .addColumn("collapsed", "integer", (c) => c.notNull().defaultTo(1))
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addUniqueConstraint("status_page_groups_page_name", ["page_id", "name"])
+          .execute();
+        // Deleting a group leaves its items on the page, ungrouped (the store gives them the group's place first).
+        await db.schema
+          .alterTable("status_page_items")
+          .addColumn("group_id", "integer", (c) => c.references("status_page_groups.id").onDelete("set null"))
+          .execute();
+      }),
+    },
   };
 }
 

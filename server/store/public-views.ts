@@ -14,7 +14,7 @@ export class ViewQueries extends Queries {
     super(connection);
   }
 
-  /** Everything a page's public view is built from, in six queries whatever the number of items. */
+  /** Everything a page's public view is built from, in seven queries whatever the number of items. */
   async pageViewData(pageId: number, fromDay: string, incidentLimit: number) {
     const items = await this.db
       .selectFrom("status_page_items as i")
@@ -23,6 +23,8 @@ export class ViewQueries extends Queries {
         "i.id",
         "i.site_id",
         "i.label",
+        "i.position",
+        "i.group_id",
         "i.created_at",
         "s.state",
         "s.pause",
@@ -38,13 +40,14 @@ export class ViewQueries extends Queries {
       items.map((i) => i.site_id),
       fromDay,
     );
+    const groups = await this.groupsOf([pageId]);
     // Visitors read published incidents only.
     const incidents = await this.incidents.list(pageId, incidentLimit, true);
-    return { items, stats, incidents };
+    return { items, groups, stats, incidents };
   }
 
   /**
-   * What pageViewData reads, for every public page at once (the static build): six queries whatever the number of
+   * What pageViewData reads, for every public page at once (the static build): seven queries whatever the number of
    * pages. Stats start at `fromDay` for all pages (each page keeps its own days); incidents are each page's newest
    * `incidentLimit`, cut in SQL by a window function.
    */
@@ -52,7 +55,7 @@ export class ViewQueries extends Queries {
     const pages = (
       await this.db.selectFrom("status_pages").selectAll().where("visibility", "=", "public").orderBy("slug").execute()
     ).map(shownPage);
-    const publicIds = this.db.selectFrom("status_pages").select("id").where("visibility", "=", "public");
+    const publicIds = this.publicIds();
     const items = await this.db
       .selectFrom("status_page_items as i")
       .innerJoin("sites as s", "s.id", "i.site_id")
@@ -61,6 +64,8 @@ export class ViewQueries extends Queries {
         "i.id",
         "i.site_id",
         "i.label",
+        "i.position",
+        "i.group_id",
         "i.created_at",
         "s.state",
         "s.pause",
@@ -102,7 +107,24 @@ export class ViewQueries extends Queries {
       .selectAll()
       .where("incident_id", "in", newest.select("r.id"))
       .execute();
-    return { pages, items, stats, incidents: storedIncidents(rows, updates, links) };
+    const groups = await this.groupsOf(publicIds);
+    return { pages, items, groups, stats, incidents: storedIncidents(rows, updates, links) };
+  }
+
+  private publicIds() {
+    return this.db.selectFrom("status_pages").select("id").where("visibility", "=", "public");
+  }
+
+  /** The groups a public view places items in, by page and position. */
+  private groupsOf(pageIds: number[] | ReturnType<ViewQueries["publicIds"]>) {
+    return this.db
+      .selectFrom("status_page_groups")
+      .select(["id", "page_id", "name", "description", "position", "collapsed", "created_at"])
+      .where("page_id", "in", pageIds)
+      .orderBy("page_id")
+      .orderBy("position")
+      .orderBy("id")
+      .execute();
   }
 
   /**

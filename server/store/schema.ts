@@ -320,6 +320,16 @@ export interface Database {
     label: string;
     visible: number;
     position: number;
+    group_id: number | null;
+    created_at: string;
+  };
+  status_page_groups: {
+    id: Generated<number>;
+    page_id: number;
+    name: string;
+    description: string;
+    position: number;
+    collapsed: number;
     created_at: string;
   };
   incidents: {
@@ -402,6 +412,7 @@ export interface Database {
 export type SiteRow = Selectable<Database["sites"]>;
 export type PageRow = Selectable<Database["status_pages"]>;
 export type ItemRow = Selectable<Database["status_page_items"]>;
+export type GroupRow = Selectable<Database["status_page_groups"]>;
 export type IncidentRow = Selectable<Database["incidents"]>;
 export type IncidentUpdateRow = Selectable<Database["incident_updates"]>;
 export type StatRow = Selectable<Database["daily_stats"]>;

@@ -2,8 +2,10 @@ import type { Kysely } from "kysely";
 import {
   DEFAULT_INCIDENT_POLICY,
   DisplayOptions,
+  type GroupPatch,
   IncidentPolicy,
   type ItemPatch,
+  type OwnerGroup,
   type OwnerItem,
   type StatusPage,
   type StatusPageCreate,
@@ -13,10 +15,14 @@ import {
 } from "../contract/status-page.ts";
 import { DEFAULT_SUBSCRIPTIONS, SubscriptionSettings } from "../contract/subscribers.ts";
 import { Queries } from "./connection.ts";
-import type { Database, ItemRow, PageRow } from "./schema.ts";
+import type { Database, GroupRow, ItemRow, PageRow } from "./schema.ts";
 
-/** A page as its owner sees it, with its items (those of other pages in `items` are left out). */
-export function statusPageView(row: PageRow, items: ItemRow[], publicUrl: string): StatusPage {
+/** A page as its owner sees it, with its items and groups (those of other pages are left out). */
+export function statusPageView(
+  row: PageRow,
+  { items, groups }: { items: ItemRow[]; groups: GroupRow[] },
+  publicUrl: string,
+): StatusPage {
   return {
     id: row.id,
     name: row.name,
@@ -35,6 +41,7 @@ export function statusPageView(row: PageRow, items: ItemRow[], publicUrl: string
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     items: items.filter((i) => i.page_id === row.id).map(ownerItem),
+    groups: groups.filter((g) => g.page_id === row.id).map(ownerGroup),
   };
 }
 
@@ -165,6 +172,19 @@ export function ownerItem(row: ItemRow): OwnerItem {
     siteId: row.site_id,
     label: row.label,
     visible: row.visible === 1,
+    position: row.position,
+    groupId: row.group_id,
+    createdAt: row.created_at,
+  };
+}
+
+/** A component group as its page's owner sees it. */
+export function ownerGroup(row: GroupRow): OwnerGroup {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    collapsed: row.collapsed === 1,
     position: row.position,
     createdAt: row.created_at,
   };
@@ -376,40 +396,173 @@ export class PageQueries extends Queries {
       .execute();
   }
 
-  async insertItem(row: Omit<ItemRow, "id">): Promise<ItemRow> {
+  async insertItem(row: Omit<ItemRow, "id" | "group_id"> & { group_id?: number | null }): Promise<ItemRow> {
     return this.db.insertInto("status_page_items").values(row).returningAll().executeTakeFirstOrThrow();
   }
 
-  async nextItemPosition(pageId: number): Promise<number> {
-    const row = await this.db
+  /**
+   * Where a new entry goes last: among a group's members, or (no group) among the page's groups and ungrouped items,
+   * whose positions share one order.
+   */
+  async nextItemPosition(pageId: number, groupId: number | null = null, trx: Kysely<Database> = this.db) {
+    const items = trx
       .selectFrom("status_page_items")
-      .select((eb) => eb.fn.max("position").as("p"))
+      .select("position")
       .where("page_id", "=", pageId)
+      .where("group_id", groupId === null ? "is" : "=", groupId);
+    const all =
+      groupId === null
+        ? items.unionAll(trx.selectFrom("status_page_groups").select("position").where("page_id", "=", pageId))
+        : items;
+    const row = await trx
+      .selectFrom(all.as("p"))
+      .select((eb) => eb.fn.max("p.position").as("p"))
       .executeTakeFirst();
     return row?.p === null || row?.p === undefined ? 0 : Number(row.p) + 1;
   }
 
-  /** Changes an item's label, visibility or position (what the patch names); the item, or undefined if none. */
+  /**
+   * Changes an item's label, visibility, group or position (what the patch names); the item, or undefined if none.
+   * Moved to another group without a position, it goes last there. The group is the caller's to have checked.
+   */
   async updateItem(pageId: number, id: number, patch: ItemPatch): Promise<ItemRow | undefined> {
-    const changes: Partial<ItemRow> = {};
-    if (patch.label !== undefined) changes.label = patch.label;
-    if (patch.visible !== undefined) changes.visible = patch.visible ? 1 : 0;
-    if (patch.position !== undefined) changes.position = patch.position;
-    if (Object.keys(changes).length === 0) {
-      return this.db
+    return this.transaction(async (trx) => {
+      const current = await trx
         .selectFrom("status_page_items")
         .selectAll()
         .where("id", "=", id)
         .where("page_id", "=", pageId)
         .executeTakeFirst();
-    }
+      if (!current) return undefined;
+      const changes: Partial<ItemRow> = {};
+      if (patch.label !== undefined) changes.label = patch.label;
+      if (patch.visible !== undefined) changes.visible = patch.visible ? 1 : 0;
+      if (patch.groupId !== undefined && patch.groupId !== current.group_id) {
+        changes.group_id = patch.groupId;
+        changes.position = await this.nextItemPosition(pageId, patch.groupId, trx);
+      }
+      if (patch.position !== undefined) changes.position = patch.position;
+      if (Object.keys(changes).length === 0) return current;
+      return trx
+        .updateTable("status_page_items")
+        .set(changes)
+        .where("id", "=", id)
+        .where("page_id", "=", pageId)
+        .returningAll()
+        .executeTakeFirst();
+    });
+  }
+
+  /** The pages' items and groups, each in position order. */
+  async contents(pageIds: number[]): Promise<{ items: ItemRow[]; groups: GroupRow[] }> {
+    const [items, groups] = await Promise.all([this.listItems(pageIds), this.listGroups(pageIds)]);
+    return { items, groups };
+  }
+
+  async listGroups(pageIds: number[]): Promise<GroupRow[]> {
+    if (pageIds.length === 0) return [];
     return this.db
-      .updateTable("status_page_items")
+      .selectFrom("status_page_groups")
+      .selectAll()
+      .where("page_id", "in", pageIds)
+      .orderBy("position")
+      .orderBy("id")
+      .execute();
+  }
+
+  async group(pageId: number, id: number): Promise<GroupRow | undefined> {
+    return this.db
+      .selectFrom("status_page_groups")
+      .selectAll()
+      .where("page_id", "=", pageId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+  }
+
+  async countGroups(pageId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom("status_page_groups")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("page_id", "=", pageId)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** A new group, last among the page's groups and ungrouped items unless `position` says. */
+  async insertGroup(
+    pageId: number,
+    group: { name: string; description: string; collapsed: boolean; position?: number },
+    now: string,
+  ): Promise<GroupRow> {
+    return this.transaction(async (trx) =>
+      trx
+        .insertInto("status_page_groups")
+        .values({
+          page_id: pageId,
+          name: group.name,
+          description: group.description,
+          collapsed: group.collapsed ? 1 : 0,
+          position: group.position ?? (await this.nextItemPosition(pageId, null, trx)),
+          created_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+  }
+
+  /** Changes what the patch names; the group, or undefined if the page has none by this id. */
+  async updateGroup(pageId: number, id: number, patch: GroupPatch): Promise<GroupRow | undefined> {
+    const changes: Partial<GroupRow> = {};
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.description !== undefined) changes.description = patch.description;
+    if (patch.collapsed !== undefined) changes.collapsed = patch.collapsed ? 1 : 0;
+    if (patch.position !== undefined) changes.position = patch.position;
+    if (Object.keys(changes).length === 0) return this.group(pageId, id);
+    return this.db
+      .updateTable("status_page_groups")
       .set(changes)
       .where("id", "=", id)
       .where("page_id", "=", pageId)
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /**
+   * Deletes a group; its items stay on the page, ungrouped, in the group's place and their order: the page's top
+   * level is renumbered 0, 1, 2… in one transaction. False if the page has no group by this id.
+   */
+  async deleteGroup(pageId: number, id: number): Promise<boolean> {
+    return this.transaction(async (trx) => {
+      const groups = await trx
+        .selectFrom("status_page_groups")
+        .select(["id", "position"])
+        .where("page_id", "=", pageId)
+        .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
+        .execute();
+      if (!groups.some((g) => g.id === id)) return false;
+      const items = await trx
+        .selectFrom("status_page_items")
+        .select(["id", "position", "group_id"])
+        .where("page_id", "=", pageId)
+        .where((eb) => eb.or([eb("group_id", "is", null), eb("group_id", "=", id)]))
+        .execute();
+      const members = items.filter((i) => i.group_id === id);
+      const order = topLevelOrder(
+        groups,
+        items.filter((i) => i.group_id === null),
+      ).flatMap((entry) =>
+        entry.kind === "group" && entry.id === id
+          ? sortedByPosition(members).map((m) => ({ id: m.id, kind: "item" as const }))
+          : [{ id: entry.id, kind: entry.kind }],
+      );
+      await trx.updateTable("status_page_items").set({ group_id: null }).where("group_id", "=", id).execute();
+      await trx.deleteFrom("status_page_groups").where("id", "=", id).execute();
+      for (const [position, entry] of order.entries()) {
+        const table = entry.kind === "group" ? "status_page_groups" : "status_page_items";
+        await trx.updateTable(table).set({ position }).where("id", "=", entry.id).execute();
+      }
+      return true;
+    });
   }
 
   async deleteItem(pageId: number, id: number): Promise<boolean> {
@@ -435,4 +588,26 @@ export class PageQueries extends Queries {
       .where("visible", "=", 1)
       .execute();
   }
+}
+
+interface Positioned {
+  id: number;
+  position: number;
+}
+
+const sortedByPosition = <T extends Positioned>(rows: readonly T[]) =>
+  [...rows].sort((a, b) => a.position - b.position || a.id - b.id);
+
+/**
+ * A page's top level in order: its groups and ungrouped items by position; at equal positions groups first, then by
+ * id. The one rule the public view (views/page-views.ts) and the store's renumbering share.
+ */
+export function topLevelOrder<G extends Positioned, I extends Positioned>(
+  groups: readonly G[],
+  ungrouped: readonly I[],
+): ((G & { kind: "group" }) | (I & { kind: "item" }))[] {
+  return [
+    ...sortedByPosition(groups).map((g) => ({ ...g, kind: "group" as const })),
+    ...sortedByPosition(ungrouped).map((i) => ({ ...i, kind: "item" as const })),
+  ].sort((a, b) => a.position - b.position || (a.kind === b.kind ? a.id - b.id : a.kind === "group" ? -1 : 1));
 }

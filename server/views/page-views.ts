@@ -2,20 +2,21 @@ import { pageUrl } from "../alerts/notice-sender.ts";
 import { type Clock, utcDayBefore } from "../clock.ts";
 import { PUBLIC_MAINTENANCE_DAYS, type PublicMaintenance } from "../contract/maintenance.ts";
 import type { SiteState } from "../contract/site.ts";
-import { itemStatus, uptimePercent } from "../contract/status.ts";
+import { atFault, groupStatus, itemStatus, uptimePercent } from "../contract/status.ts";
 import {
   type AffectedStatus,
   affectedStatusOf,
   type Incident,
   type ItemStatus,
   type OwnerIncident,
+  type PublicGroup,
   type PublicItem,
   PublicStatusPage,
 } from "../contract/status-page.ts";
 import { groupBy } from "../group-by.ts";
 import type { StoredIncident } from "../store/incidents.ts";
 import type { ShownOccurrence } from "../store/maintenance.ts";
-import type { ShownPage } from "../store/status-pages.ts";
+import { type ShownPage, topLevelOrder } from "../store/status-pages.ts";
 import type { Store } from "../store/store.ts";
 import { EncodedAnswer, Encodings } from "./compression.ts";
 import { PUBLIC_CORS, viewHeaders, weakEtag } from "./headers.ts";
@@ -87,6 +88,7 @@ function visibleItem(item: PublicItem) {
     label: item.label,
     type: item.type,
     status: item.status,
+    group: item.group_id,
     uptime: item.uptime === null ? null : shownUptime(item.uptime),
     checked: item.last_check !== null,
     timed: item.response_time !== null,
@@ -211,10 +213,11 @@ export function ownerIncidentView(incident: StoredIncident, items: ItemOfPage[] 
 
 type Rows = Awaited<ReturnType<Store["views"]["pageViewData"]>>;
 
-/** What a view is made of: the page's items and published incidents, and the daily stats by site. */
+/** What a view is made of: the page's items, groups and published incidents, and the daily stats by site. */
 interface ViewData {
   /** The page's visible items. */
   items: Rows["items"];
+  groups: Rows["groups"];
   /** Occurrences under way or coming on the items' sites, soonest first (MaintenanceQueries.shownFor). */
   maintenance: ShownOccurrence[];
   statsBySite: Map<string, Rows["stats"]>;
@@ -233,7 +236,8 @@ export function publicView(page: ShownPage, data: ViewData, now: Date): PublicSt
   // From every occurrence under way, not only the windows listed.
   const underWay = data.maintenance.filter((o) => Date.parse(o.starts_at) <= now.getTime());
   const sitesInMaintenance = new Set(underWay.flatMap((o) => o.sites));
-  const items: PublicItem[] = data.items.map((item) => {
+  const { ordered, groups } = arranged(data.items, data.groups);
+  const items: PublicItem[] = ordered.map((item) => {
     let total = 0;
     let up = 0;
     const history: PublicItem["history"] = [];
@@ -259,11 +263,17 @@ export function publicView(page: ShownPage, data: ViewData, now: Date): PublicSt
       uptime: total > 0 ? uptimePercent(up, total) : null,
       response_time: item.last_response_ms,
       last_check: item.last_check_time,
+      ...(item.group_id === null ? {} : { group_id: item.group_id }),
       history,
     };
   });
-  // Visitors see the affected items among the visible ones; data.incidents are the published ones.
-  const incidents = data.incidents.map((incident) => incidentView(incident, data.items));
+  // Visitors see the affected items among the visible ones, in the page's order; data.incidents are the published ones.
+  const incidents = data.incidents.map((incident) => incidentView(incident, ordered));
+  const shown = movedByIncidents(
+    items,
+    incidents,
+    new Set(data.incidents.filter((incident) => incident.source === "automatic").map((incident) => incident.id)),
+  );
   return {
     name: page.name,
     slug: page.slug,
@@ -274,15 +284,52 @@ export function publicView(page: ShownPage, data: ViewData, now: Date): PublicSt
     favicon: page.favicon,
     theme: page.theme,
     display,
-    items: movedByIncidents(
-      items,
-      incidents,
-      new Set(data.incidents.filter((incident) => incident.source === "automatic").map((incident) => incident.id)),
-    ),
+    items: shown,
+    ...(groups.length > 0 ? { groups: groupsShown(groups, shown) } : {}),
     incidents,
     maintenance,
     subscribe: page.subscribe,
   };
+}
+
+type ItemRowOfView = ViewData["items"][number];
+type GroupRowOfView = ViewData["groups"][number];
+
+/**
+ * The visible items in the page's order, and the groups that have one: groups and ungrouped items by position
+ * (store topLevelOrder), each group's members in its place by their own position.
+ */
+function arranged(items: readonly ItemRowOfView[], groups: readonly GroupRowOfView[]) {
+  const members = groupBy(
+    items.filter((item) => item.group_id !== null),
+    (item) => item.group_id as number,
+  );
+  const shownGroups = groups.filter((group) => members.has(group.id));
+  const known = new Set(shownGroups.map((group) => group.id));
+  const ungrouped = items.filter((item) => item.group_id === null || !known.has(item.group_id));
+  const top = topLevelOrder(shownGroups, ungrouped);
+  const ordered = top.flatMap(({ kind, ...entry }) =>
+    kind === "group"
+      ? [...(members.get(entry.id) ?? [])].sort((a, b) => a.position - b.position || a.id - b.id)
+      : [{ ...(entry as ItemRowOfView), group_id: null }],
+  );
+  return { ordered, groups: top.filter((entry) => entry.kind === "group") };
+}
+
+/** The groups as visitors see them, from their members as shown (incidents applied): status rolled up, open on a fault. */
+function groupsShown(groups: readonly GroupRowOfView[], items: readonly PublicItem[]): PublicGroup[] {
+  return groups.map((group) => {
+    const members = items.filter((item) => item.group_id === group.id);
+    const statuses = members.map((item) => item.status);
+    return {
+      id: group.id,
+      name: group.name,
+      description: group.description,
+      status: groupStatus(statuses),
+      collapsed: group.collapsed === 1 && !statuses.some(atFault),
+      items: members.map((item) => item.id),
+    };
+  });
 }
 
 /** How many maintenance windows a page shows. */
@@ -323,11 +370,13 @@ export function publicViews(
   maintenance: ShownOccurrence[] = [],
 ): { page: ShownPage; view: PublicStatusPage }[] {
   const items = groupBy(all.items, (i) => i.page_id);
+  const groups = groupBy(all.groups, (g) => g.page_id);
   const statsBySite = groupBy(all.stats, (s) => s.site_id);
   const incidents = groupBy(all.incidents, (i) => i.pageId);
   return all.pages.map((page) => {
     const data: ViewData = {
       items: items.get(page.id) ?? [],
+      groups: groups.get(page.id) ?? [],
       maintenance,
       statsBySite,
       incidents: incidents.get(page.id) ?? [],
@@ -391,7 +440,11 @@ export class PageViews {
       visibility: view.visibility,
       passwordHash: page.passwordHash,
       page: body(view, { ...view, ...visible }, view.visibility),
-      items: body({ slug: page.slug, items: view.items }, { slug: page.slug, ...visible }, view.visibility),
+      items: body(
+        { slug: page.slug, items: view.items, ...(view.groups ? { groups: view.groups } : {}) },
+        { slug: page.slug, ...visible, groups: view.groups },
+        view.visibility,
+      ),
       incidents: body(incidents, incidents, view.visibility),
       statuspage: {
         view,
@@ -400,6 +453,7 @@ export class PageViews {
         customDomain: page.customDomain,
         updatedAt: page.updatedAt,
         itemsCreatedAt: new Map(rows.items.map((item) => [item.id, item.created_at])),
+        groupsCreatedAt: new Map(rows.groups.map((group) => [group.id, group.created_at])),
         maintenanceCreatedAt: new Map(maintenance.map((o) => [o.window_id, o.created_at])),
         maintenanceIndicator: page.display.statuspageMaintenance === true,
       },

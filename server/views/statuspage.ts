@@ -30,6 +30,8 @@ export interface StatuspageSource {
   updatedAt: string;
   /** When each item was put on the page, by item id. */
   itemsCreatedAt: ReadonlyMap<number, string>;
+  /** When each group was made, by group id. */
+  groupsCreatedAt: ReadonlyMap<number, string>;
   /** When each maintenance window was made, by window id. */
   maintenanceCreatedAt: ReadonlyMap<string, string>;
   /** Emit the `maintenance` indicator during maintenance (real Statuspage does; some typed clients reject it). */
@@ -154,15 +156,15 @@ export function statuspageDocuments(source: StatuspageSource): Record<Statuspage
     time_zone: "Etc/UTC",
     updated_at: stamp(changed),
   };
-  const components = view.items.map((item, index) => component(source, item, index, changed));
-  const byId = new Map(components.map((c) => [c.id, c]));
+  const components = componentsOf(source, changed);
+  const byId = new Map(components.filter((c) => !c.group).map((c) => [c.id, c]));
   const incidents = view.incidents.map((incident) => incidentOf(source, incident, byId));
   const unresolved = incidents.filter((i) => i.resolved_at === null);
   const maintenances = view.maintenance.map((m) => maintenanceOf(source, m, byId));
   const upcoming = maintenances.filter((m) => m.status === "scheduled");
   const active = maintenances.filter((m) => m.status === "in_progress");
   const status = pageStatus(
-    components.map((c) => c.status),
+    [...byId.values()].map((c) => c.status),
     view.incidents.filter((i) => i.resolved_at === null),
     source.maintenanceIndicator,
   );
@@ -180,11 +182,78 @@ export function statuspageDocuments(source: StatuspageSource): Record<Statuspage
 
 type Component = ReturnType<typeof component>;
 
+/** A group's component id: its own space, apart from the items' numeric ids. */
+const groupComponentId = (id: number) => `group-${id}`;
+
 /**
- * An item as a component: top level (no groups yet), in the page's order, positions from 1; its start date the day it
- * was put on the page, its last change the page's.
+ * The page's items and groups as components, in the page's order: each group followed by its members. Positions run
+ * from 1 within each parent: the page's top level (groups and ungrouped items), or a group.
  */
-function component(source: StatuspageSource, item: PublicItem, index: number, changed: string) {
+function componentsOf(source: StatuspageSource, changed: string): Component[] {
+  const groups = new Map((source.view.groups ?? []).map((g) => [g.id, g]));
+  const out: Component[] = [];
+  let top = 0;
+  let within = 0;
+  let current: number | undefined;
+  for (const item of source.view.items) {
+    const group = item.group_id === undefined ? undefined : groups.get(item.group_id);
+    if (group === undefined) {
+      current = undefined;
+      out.push(component(source, item, ++top, null, changed));
+      continue;
+    }
+    if (group.id !== current) {
+      current = group.id;
+      within = 0;
+      const created = source.groupsCreatedAt.get(group.id) ?? source.updatedAt;
+      out.push({
+        id: groupComponentId(group.id),
+        name: group.name,
+        status: COMPONENT_STATUS[group.status],
+        created_at: stamp(created),
+        updated_at: stamp(changed),
+        position: ++top,
+        description: group.description === "" ? null : group.description,
+        showcase: false,
+        start_date: null,
+        group_id: null,
+        page_id: statuspagePageId(source.pageId),
+        group: true,
+        only_show_if_degraded: false,
+        components: group.items.map(String),
+      });
+    }
+    out.push(component(source, item, ++within, groupComponentId(group.id), changed));
+  }
+  return out;
+}
+
+/**
+ * An item as a component, at `position` in its parent (`groupId`, or the top level); its start date the day it was
+ * put on the page, its last change the page's.
+ */
+function component(
+  source: StatuspageSource,
+  item: PublicItem,
+  position: number,
+  groupId: string | null,
+  changed: string,
+): {
+  id: string;
+  name: string;
+  status: ComponentStatus;
+  created_at: string;
+  updated_at: string;
+  position: number;
+  description: string | null;
+  showcase: boolean;
+  start_date: string | null;
+  group_id: string | null;
+  page_id: string;
+  group: boolean;
+  only_show_if_degraded: boolean;
+  components?: string[];
+} {
   const created = source.itemsCreatedAt.get(item.id) ?? source.updatedAt;
   return {
     id: String(item.id),
@@ -192,11 +261,11 @@ function component(source: StatuspageSource, item: PublicItem, index: number, ch
     status: COMPONENT_STATUS[item.status],
     created_at: stamp(created),
     updated_at: stamp(changed),
-    position: index + 1,
+    position,
     description: null,
     showcase: source.view.display.showUptime,
     start_date: stamp(created).slice(0, 10),
-    group_id: null,
+    group_id: groupId,
     page_id: statuspagePageId(source.pageId),
     group: false,
     only_show_if_degraded: false,

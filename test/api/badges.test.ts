@@ -34,6 +34,7 @@ describeStores("status badges", (kind) => {
   /** Every badge route of the OpenAPI document, OpenAPI style. */
   let badgePaths: string[];
   let items: { id: number; label: string }[];
+  let groupId: number;
 
   useStore(kind, { each: true }, async (opened) => {
     ({ store } = opened);
@@ -43,6 +44,9 @@ describeStores("status badges", (kind) => {
     // "acme": Web and Api, each with 30 days of statistics (day i back: 100 - i % 10 percent up).
     const acme = await seedStatusPage(api, store, clock.now(), "acme", {}, ["Web", "Api"]);
     items = (await api.get(`/public/v1/status-pages/${acme.id}`)).json.data.items;
+    // Web in a group of its own (Issue 31): the group's badges are read like an item's.
+    groupId = (await api.post(`/public/v1/status-pages/${acme.id}/groups`, { name: "Front" })).json.data.id;
+    await api.patch(`/public/v1/status-pages/${acme.id}/items/${items[0]?.id}`, { groupId });
     const doc = (await api.get("/public/v1/openapi.json")).json;
     badgePaths = Object.keys(doc.paths).filter((path) => path.startsWith("/badge/"));
     return () => made.engine.stop();
@@ -55,13 +59,18 @@ describeStores("status badges", (kind) => {
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     return ShieldsEndpoint.parse(await res.json());
   };
-  const fill = (path: string, slug: string, itemId: number | string) =>
-    path.replace("{slug}", slug).replace("{itemId}", String(itemId));
+  /** A badge path with its slug, and `id` as its item or group (the page's group by default). */
+  const fill = (path: string, slug: string, itemId: number | string, group: number | string = groupId) =>
+    path.replace("{slug}", slug).replace("{itemId}", String(itemId)).replace("{groupId}", String(group));
 
-  test("the document lists a badge for each of status, uptime and response time, of a page and of an item, as SVG and JSON", () => {
+  test("the document lists a badge for each of status, uptime and response time, of a page, an item and a group, as SVG and JSON", () => {
     expect(badgePaths.sort()).toEqual(
       ["status", "uptime", "response-time"]
-        .flatMap((metric) => [`/badge/{slug}/${metric}`, `/badge/{slug}/{itemId}/${metric}`])
+        .flatMap((metric) => [
+          `/badge/{slug}/${metric}`,
+          `/badge/{slug}/{itemId}/${metric}`,
+          `/badge/{slug}/groups/{groupId}/${metric}`,
+        ])
         .flatMap((path) => [`${path}.svg`, `${path}.json`])
         .sort(),
     );
@@ -219,10 +228,10 @@ describeStores("status badges", (kind) => {
     let reference: { body: string; headers: [string, string][] } | undefined;
     for (const path of badgePaths) {
       for (const [slug, itemId] of cases) {
-        // The page-wide badges of acme exist; its items' are what is tested there.
-        if (slug === "acme" && !path.includes("{itemId}")) continue;
+        // The page-wide badges of acme exist; its items' and groups' are what is tested there.
+        if (slug === "acme" && !path.includes("{itemId}") && !path.includes("{groupId}")) continue;
         for (const twice of [1, 2]) {
-          const res = await get(fill(path, slug, itemId));
+          const res = await get(fill(path, slug, itemId, slug === "acme" ? itemId : groupId));
           const what = `${fill(path, slug.slice(0, 20), String(itemId).slice(0, 20))} #${twice}`;
           expect(res.status, what).toBe(404);
           const answer = { body: await res.text(), headers: comparable(res) };

@@ -23,9 +23,11 @@ import { sqliteKind, testConfig, useStore } from "../helpers.ts";
  * or looks (a redundant CSS rule, an unstyled wrapper, a message-key list the embed never reads) won back 15: 15,070,
  * rounded up to 128 bytes. Issue 30's "Subscribe to updates" link, which the issue asks of the embed (the words in
  * every language, the link to the server's form, links in the element's link colour so that they read in dark mode),
- * took it from 15,070 to 15,148 bytes: 14.875 KB, the next 128 bytes, is the figure proposed.
+ * took it from 15,070 to 15,148 bytes: 14.875 KB, the next 128 bytes, is the figure proposed. Issue 31's component
+ * groups (a disclosure button per group with its rolled-up status, its description, the members at fault named while
+ * it is closed, its members indented under it) took it from 15,163 to 15,449 bytes: 15.125 KB, the next 128 bytes.
  */
-const BUDGET_GZIP_BYTES = 14.875 * 1024;
+const BUDGET_GZIP_BYTES = 15.125 * 1024;
 
 // dist/embed is built by the test run's global setup, exactly as `npm run build` builds it.
 const script = readFileSync(join(EMBED_DIR, "porchlight.js"));

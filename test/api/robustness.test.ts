@@ -117,6 +117,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     const item = (await api.post(`/public/v1/status-pages/${page.id}/items`, { siteId: site.id })).json.data;
     const incident = (await api.post(`/public/v1/status-pages/${page.id}/incidents`, { title: "t", message: "m" })).json
       .data;
+    const group = (await api.post(`/public/v1/status-pages/${page.id}/groups`, { name: "G" })).json.data;
     const channel = (
       await api.post("/public/v1/alert-channels", {
         name: "C",
@@ -146,6 +147,7 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
       siteId: site.id,
       id: String(page.id),
       itemId: String(item.id),
+      groupId: String(group.id),
       incidentId: String(incident.id),
       updateId: String(incident.updates[0].id),
       channelId: channel.id,
@@ -250,6 +252,8 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     if (op.path.endsWith("/subscribers/import")) return { csv: "a@example.com" };
     if (op.path.endsWith("/subscribers/preview")) return { title: "t", message: "m" };
     if (op.path.endsWith("/items/{itemId}")) return { label: "x" };
+    if (op.path.endsWith("/groups")) return { name: "x" };
+    if (op.path.endsWith("/groups/{groupId}")) return { name: "x" };
     if (op.path.endsWith("/updates")) return { status: "resolved", message: "m" };
     if (op.path.endsWith("/incidents")) return { title: "t", message: "m" };
     if (op.path.endsWith("{incidentId}")) return { title: "t" };
@@ -410,7 +414,14 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
     "DELETE /public/v1/status-pages/{id}": { confirmName: "P" },
     "POST /public/v1/status-pages/{id}/items": { siteId: ids.siteId, label: "L" },
     "POST /public/v1/sites/target-check": { url: "https://example.com/" },
-    "PATCH /public/v1/status-pages/{id}/items/{itemId}": { label: "L" },
+    "PATCH /public/v1/status-pages/{id}/items/{itemId}": { label: "L", groupId: Number(ids.groupId), position: 1 },
+    "POST /public/v1/status-pages/{id}/groups": { name: "N", description: "D", collapsed: false, position: 1 },
+    "PATCH /public/v1/status-pages/{id}/groups/{groupId}": {
+      name: "N",
+      description: "D",
+      collapsed: false,
+      position: 1,
+    },
     "POST /public/v1/status-pages/{id}/incidents": {
       title: "t",
       status: "resolved",

@@ -209,6 +209,49 @@ describeStores("the Statuspage v2 API", (kind) => {
     expect(Date.parse(maintenance[1]?.started_at ?? "")).toBeLessThan(Date.parse(maintenance[1]?.scheduled_for ?? ""));
   });
 
+  test("on a page with groups: groups and members by Statuspage's rules, a group's status its worst member's", async () => {
+    const { page, items } = await setUp();
+    // Core holds Checkout (failing) and Search (in maintenance), before Website; Quiet holds Website alone.
+    const group = async (name: string, position: number, description = "") => {
+      const made = await api.post(`/public/v1/status-pages/${page.id}/groups`, { name, position, description });
+      expect(made.status, JSON.stringify(made.json)).toBe(201);
+      return made.json.data.id as number;
+    };
+    const core = await group("Core", 0, "What customers pay through");
+    const quiet = await group("Quiet", 5);
+    for (const [label, groupId] of [
+      ["Search", core],
+      ["Checkout", core],
+      ["Website", quiet],
+    ] as const) {
+      expect((await api.patch(`/public/v1/status-pages/${page.id}/items/${items[label]}`, { groupId })).status).toBe(
+        200,
+      );
+    }
+    const { components } = await documentOf("components");
+    expect(componentRules(components)).toEqual([]);
+    expect(components.map((c) => [c.name, c.position, c.group, c.group_id, c.status])).toEqual([
+      ["Core", 1, true, null, "major_outage"],
+      ["Search", 1, false, `group-${core}`, "under_maintenance"],
+      ["Checkout", 2, false, `group-${core}`, "major_outage"],
+      ["Quiet", 2, true, null, "degraded_performance"],
+      ["Website", 1, false, `group-${quiet}`, "degraded_performance"],
+    ]);
+    const coreGroup = components[0];
+    expect(coreGroup?.id).toBe(`group-${core}`);
+    expect(coreGroup?.components).toEqual([items.Search, items.Checkout].map(String));
+    expect(coreGroup?.description).toBe("What customers pay through");
+    expect(components[3]?.description).toBeNull();
+    // Incidents and maintenance name the members, never a group.
+    const summary = await documentOf("summary");
+    expect(summary.components).toEqual(components);
+    const named = [...summary.incidents, ...summary.scheduled_maintenances].flatMap((i) => i.components);
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.every((c) => !c.group)).toBe(true);
+    // The page's status counts the services, not the groups that repeat them: still one of three down.
+    expect(summary.status).toEqual({ indicator: "major", description: "Partial System Outage" });
+  });
+
   test("HEAD, ETag and 304, compression and CORS on a public page; 401 and 404 without CORS otherwise", async () => {
     await setUp();
     const head = await read("/acme/api/v2/components.json", {}, "HEAD");

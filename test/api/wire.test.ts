@@ -514,7 +514,8 @@ describe("a 10-item page's first visit, as a browser downloads it with br", () =
     console.log(`a 10-item page on the wire (bytes): ${JSON.stringify({ ...sizes, total })}`);
     // 25 KB until issue 27's reading work: the element's script grew with it (25,899 bytes), then each day with
     // downtime carries the engine's minutes for the tooltip (26,874 bytes for this page, whose days are down more
-    // often than most); rounded up to 128 and one step more, for another Node's brotli.
-    expect(total).toBeLessThanOrEqual(26.375 * 1024);
+    // often than most); rounded up to 128 and one step more, for another Node's brotli. Issue 31's component groups
+    // in the element took it to 27,249 bytes: 26.75 KB by the same rule.
+    expect(total).toBeLessThanOrEqual(26.75 * 1024);
   });
 });
