@@ -7,6 +7,18 @@ import { FormController, limitHint } from "../../lib/form.ts";
 import { BASE, navigate } from "../../lib/router.ts";
 import { shared } from "../../lib/styles.ts";
 import type { IncidentPolicy, Page } from "../../lib/types.ts";
+import {
+  changesOf,
+  dropGroup,
+  dropItem,
+  type Entry,
+  layoutOf,
+  placed,
+  placeOf,
+  putGroup,
+  putItem,
+  stepItem,
+} from "./layout.ts";
 
 type Item = Page["items"][number];
 
@@ -40,7 +52,8 @@ const TEMPLATES: [keyof IncidentPolicy["template"], string, string][] = [
 
 /**
  * One status page: its settings (name, slug, description, visibility and password, theme, display options, custom
- * domain with the DNS record it needs), its items (labels, visibility, order by drag or by keyboard), a live
+ * domain with the DNS record it needs), its items and groups (labels, visibility, order and groups by drag, by
+ * keyboard or by a list), a live
  * preview with the real element, the embed snippets, and deletion once the exact name is typed.
  */
 export class PlPage extends LitElement {
@@ -78,6 +91,30 @@ export class PlPage extends LitElement {
         border-radius: 6px;
         margin: 0 0 0.4rem;
         background: var(--panel);
+      }
+      ol.items ol.members {
+        flex-basis: 100%;
+        list-style: none;
+        margin: 0.25rem 0 0;
+        padding: 0 0 0 1.5rem;
+      }
+      ol.items li.group {
+        background: var(--bg);
+      }
+      ol.items .group-name {
+        font-weight: 600;
+      }
+      /* Its own line under the group's name, whatever the width. */
+      ol.items li.group > input.group-description {
+        flex: 1 1 100%;
+      }
+      ol.items li.empty {
+        display: block;
+        border-style: dashed;
+      }
+      ol.items select.item-group {
+        width: auto;
+        max-width: 10rem;
       }
       ol.items li.dragging {
         opacity: 0.5;
@@ -147,8 +184,9 @@ export class PlPage extends LitElement {
     visibility: { state: true },
     confirm: { state: true },
     copied: { state: true },
-    dragIndex: { state: true },
-    overIndex: { state: true },
+    dragKey: { state: true },
+    overKey: { state: true },
+    groupError: { state: true },
     announcement: { state: true },
     previewKey: { state: true },
     publishMode: { state: true },
@@ -163,8 +201,10 @@ export class PlPage extends LitElement {
   declare visibility: string;
   declare confirm: string;
   declare copied: string;
-  declare dragIndex: number;
-  declare overIndex: number;
+  /** The row being dragged and the row under it: `i<id>` (an item) or `g<id>` (a group); "" for none. */
+  declare dragKey: string;
+  declare overKey: string;
+  declare groupError: string;
   declare announcement: string;
   declare previewKey: number;
   /** The policy form's publication choice, as the owner has it before saving. */
@@ -197,8 +237,9 @@ export class PlPage extends LitElement {
     this.visibility = "public";
     this.confirm = "";
     this.copied = "";
-    this.dragIndex = -1;
-    this.overIndex = -1;
+    this.dragKey = "";
+    this.overKey = "";
+    this.groupError = "";
     this.announcement = "";
     this.previewKey = 0;
     this.publishMode = DEFAULT_POLICY.publish;
@@ -327,11 +368,7 @@ export class PlPage extends LitElement {
   }
 
   async #patchItem(item: Item, body: Record<string, unknown>): Promise<void> {
-    try {
-      await api("PATCH", `/public/v1/status-pages/${this.page?.id}/items/${item.id}`, body);
-    } catch (error) {
-      this.error = problemText(error);
-    }
+    await this.#patch(`items/${item.id}`, body);
   }
 
   async #removeItem(item: Item): Promise<void> {
@@ -344,33 +381,135 @@ export class PlPage extends LitElement {
     }
   }
 
-  /** Moves an item to a new index and saves every position that changed. */
-  async #move(from: number, to: number): Promise<void> {
+  /**
+   * Shows the page as `layout` places its items and groups, saves what moved (each item's and group's position and
+   * group), says so to screen readers, and gives the focus back to the moved row's handle.
+   */
+  async #apply(layout: Entry[], focus: string, announcement: string): Promise<void> {
     const page = this.page;
-    if (!page || from === to || to < 0 || to >= page.items.length) return;
-    const items = [...page.items];
-    const [moved] = items.splice(from, 1);
-    if (!moved) return;
-    items.splice(to, 0, moved);
-    this.page = { ...page, items: items.map((item, position) => ({ ...item, position })) };
-    this.announcement = `${moved.label} moved to position ${to + 1} of ${items.length}`;
-    await Promise.all(
-      items.map((item, position) =>
-        page.items[position]?.id === item.id ? undefined : this.#patchItem(item, { position }),
-      ),
-    );
+    if (!page) return;
+    const { items, groups } = changesOf(page, layout);
+    if (items.length === 0 && groups.length === 0) return;
+    this.page = placed(page, layout);
+    this.announcement = announcement;
+    await Promise.all([
+      ...items.map((change) => this.#patch(`items/${change.id}`, change.body)),
+      ...groups.map((change) => this.#patch(`groups/${change.id}`, change.body)),
+    ]);
     await this.updateComplete;
-    this.renderRoot.querySelector<HTMLElement>(`[data-item="${moved.id}"] .handle`)?.focus();
+    this.renderRoot.querySelector<HTMLElement>(`[data-key="${focus}"] > .handle`)?.focus();
     this.#refreshPreview();
   }
 
-  #onKey(event: KeyboardEvent, index: number): void {
-    if (event.key === "ArrowUp" && event.altKey === false) {
-      event.preventDefault();
-      void this.#move(index, index - 1);
-    } else if (event.key === "ArrowDown") {
-      event.preventDefault();
-      void this.#move(index, index + 1);
+  /** Where an item now is, in words: "Checkout moved to position 2 of 3 in Payments". */
+  #said(layout: Entry[], item: Item): string {
+    const place = placeOf(layout, item.id);
+    const group = layout.find((e) => e.kind === "group" && e.group.id === place.groupId);
+    const where = group?.kind === "group" ? ` in ${group.group.name}` : "";
+    return `${item.label} moved to position ${place.index + 1} of ${place.of}${where}`;
+  }
+
+  #moveItem(item: Item, layout: Entry[]): Promise<void> {
+    return this.#apply(layout, `i${item.id}`, this.#said(layout, item));
+  }
+
+  #moveGroup(groupId: number, layout: Entry[]): Promise<void> {
+    const at = layout.findIndex((e) => e.kind === "group" && e.group.id === groupId);
+    const entry = layout[at];
+    const name = entry?.kind === "group" ? entry.group.name : "";
+    return this.#apply(layout, `g${groupId}`, `Group ${name} moved to position ${at + 1} of ${layout.length}`);
+  }
+
+  /** An item's handle: the up and down arrows step it through the page, into and out of groups. */
+  #onItemKey(event: KeyboardEvent, item: Item): void {
+    const direction = event.key === "ArrowUp" ? -1 : event.key === "ArrowDown" ? 1 : 0;
+    if (!direction || !this.page) return;
+    event.preventDefault();
+    const layout = layoutOf(this.page);
+    const target = stepItem(layout, item.id, direction);
+    if (target) void this.#moveItem(item, putItem(layout, item.id, target));
+  }
+
+  /** A group's handle: the up and down arrows move it among the page's groups and ungrouped items. */
+  #onGroupKey(event: KeyboardEvent, groupId: number): void {
+    const direction = event.key === "ArrowUp" ? -1 : event.key === "ArrowDown" ? 1 : 0;
+    if (!direction || !this.page) return;
+    event.preventDefault();
+    const layout = layoutOf(this.page);
+    const at = layout.findIndex((e) => e.kind === "group" && e.group.id === groupId);
+    if (at + direction < 0 || at + direction >= layout.length) return;
+    void this.#moveGroup(groupId, putGroup(layout, groupId, at + direction));
+  }
+
+  /** An item's "Group" choice: last in the group chosen, or last on the page with none. */
+  #chooseGroup(item: Item, value: string): void {
+    if (!this.page) return;
+    const layout = layoutOf(this.page);
+    const groupId = value === "" ? null : Number(value);
+    const group = layout.find((e) => e.kind === "group" && e.group.id === groupId);
+    const index = group?.kind === "group" ? group.members.length : layout.length;
+    void this.#moveItem(item, putItem(layout, item.id, { groupId, index }));
+  }
+
+  /** A drop on a row (`onto`): what was dragged takes its place (see layout.ts dropItem and dropGroup). */
+  #drop(onto: { item: number } | { group: number }): void {
+    const dragged = this.dragKey;
+    this.dragKey = "";
+    this.overKey = "";
+    if (!this.page || !dragged) return;
+    const layout = layoutOf(this.page);
+    const id = Number(dragged.slice(1));
+    if (dragged[0] === "g") {
+      void this.#moveGroup(id, dropGroup(layout, id, onto));
+      return;
+    }
+    const item = this.page.items.find((i) => i.id === id);
+    if (item) void this.#moveItem(item, dropItem(layout, id, onto));
+  }
+
+  async #patch(path: string, body: Record<string, unknown>): Promise<boolean> {
+    try {
+      await api("PATCH", `/public/v1/status-pages/${this.page?.id}/${path}`, body);
+      return true;
+    } catch (error) {
+      this.error = problemText(error);
+      return false;
+    }
+  }
+
+  async #addGroup(event: SubmitEvent): Promise<void> {
+    event.preventDefault();
+    const page = this.page;
+    const form = event.target as HTMLFormElement;
+    if (!page) return;
+    const name = String(new FormData(form).get("groupName") ?? "").trim();
+    this.groupError = "";
+    try {
+      await api("POST", `/public/v1/status-pages/${page.id}/groups`, { name });
+      form.reset();
+      await this.#load.run();
+      this.announcement = `Group ${name} added, last on the page`;
+      this.#refreshPreview();
+    } catch (error) {
+      this.groupError = problemText(error);
+    }
+  }
+
+  async #changeGroup(groupId: number, body: Record<string, unknown>): Promise<void> {
+    if (await this.#patch(`groups/${groupId}`, body)) {
+      await this.#load.run();
+      this.#refreshPreview();
+    }
+  }
+
+  async #removeGroup(groupId: number, name: string): Promise<void> {
+    try {
+      await api("DELETE", `/public/v1/status-pages/${this.page?.id}/groups/${groupId}`);
+      await this.#load.run();
+      this.announcement = `Group ${name} removed; its items stay on the page, in its place`;
+      this.#refreshPreview();
+    } catch (error) {
+      this.error = problemText(error);
     }
   }
 
@@ -575,13 +714,22 @@ export class PlPage extends LitElement {
     const onPage = new Set(page.items.map((i) => i.siteId));
     const free = (this.#load.value?.sites ?? []).filter((s) => !onPage.has(s.id));
     const ro = !this.#canWrite;
+    const layout = layoutOf(page);
     return html`<section class="panel" aria-labelledby="items-title">
-      <h2 id="items-title" style="margin-top:0">Items</h2>
-      <p class="muted" id="items-help">${ro ? "The sites this page shows, in order." : `Drag an item by its handle, or focus the handle and press the up and down arrows. A label has at most ${LIMITS.label} characters.`}</p>
+      <h2 id="items-title" style="margin-top:0">Items and groups</h2>
+      <p class="muted" id="items-help">${
+        ro
+          ? "The sites this page shows, in order, in their groups."
+          : `Drag an item or a group by its handle, or focus the handle and press the up and down arrows: an item steps into and out of the groups it meets. An item's Group list moves it too. A label has at most ${LIMITS.label} characters.`
+      }</p>
       <p class="sr-only" aria-live="polite">${this.announcement}</p>
-      ${page.items.length === 0 ? html`<p>No item yet: add a site below.</p>` : nothing}
+      ${page.items.length === 0 && page.groups.length === 0 ? html`<p>No item yet: add a site below.</p>` : nothing}
       <ol class="items">
-        ${page.items.map((item, index) => this.#item(item, index, ro))}
+        ${layout.map((entry, index) =>
+          entry.kind === "item"
+            ? this.#item(entry.item, `position ${index + 1} of ${layout.length}`, page, ro)
+            : this.#group(entry, index, layout.length, page, ro),
+        )}
       </ol>
       ${
         ro
@@ -592,46 +740,110 @@ export class PlPage extends LitElement {
               ${free.length === 0 ? html`<option value="">Every site is on the page</option>` : free.map((s) => html`<option value=${s.id}>${s.name}</option>`)}
             </select>
             <button ?disabled=${free.length === 0}>Add item</button>
-          </form>`
+          </form>
+          <form class="row" novalidate @submit=${this.#addGroup} style="margin-top:0.5rem">
+            <label class="sr-only" for="add-group">Name of the new group</label>
+            <input id="add-group" name="groupName" autocomplete="off" placeholder="Group name, such as Payments" style="flex:1"
+              aria-invalid=${this.groupError ? "true" : "false"} aria-describedby=${this.groupError ? "add-group-error" : nothing} />
+            <button>Add group</button>
+          </form>
+          ${this.groupError ? html`<p class="error" id="add-group-error">${this.groupError}</p>` : nothing}`
       }
     </section>`;
   }
 
-  #item(item: Item, index: number, ro: boolean): TemplateResult {
-    const classes = [this.dragIndex === index ? "dragging" : "", this.overIndex === index ? "over" : ""].join(" ");
-    return html`<li class=${classes} data-item=${item.id} draggable=${ro ? "false" : "true"}
-      @dragstart=${(e: DragEvent) => {
-        this.dragIndex = index;
-        e.dataTransfer?.setData("text/plain", String(index));
-      }}
-      @dragover=${(e: DragEvent) => {
+  /** The drag events of a row, keyed `i<id>` (an item) or `g<id>` (a group). */
+  #dragEvents(key: string, onto: { item: number } | { group: number }) {
+    return {
+      start: (e: DragEvent) => {
+        e.stopPropagation();
+        this.dragKey = key;
+        e.dataTransfer?.setData("text/plain", key);
+      },
+      over: (e: DragEvent) => {
         e.preventDefault();
-        this.overIndex = index;
-      }}
-      @dragleave=${() => (this.overIndex = -1)}
-      @drop=${(e: DragEvent) => {
+        e.stopPropagation();
+        this.overKey = key;
+      },
+      drop: (e: DragEvent) => {
         e.preventDefault();
-        const from = this.dragIndex;
-        this.dragIndex = -1;
-        this.overIndex = -1;
-        void this.#move(from, index);
-      }}
-      @dragend=${() => {
-        this.dragIndex = -1;
-        this.overIndex = -1;
-      }}>
+        e.stopPropagation();
+        this.#drop(onto);
+      },
+      end: () => {
+        this.dragKey = "";
+        this.overKey = "";
+      },
+    };
+  }
+
+  #group(entry: Extract<Entry, { kind: "group" }>, index: number, count: number, page: Page, ro: boolean) {
+    const { group, members } = entry;
+    const key = `g${group.id}`;
+    const drag = this.#dragEvents(key, { group: group.id });
+    const classes = ["group", this.dragKey === key ? "dragging" : "", this.overKey === key ? "over" : ""].join(" ");
+    return html`<li class=${classes} data-key=${key} draggable=${ro ? "false" : "true"}
+      @dragstart=${drag.start} @dragover=${drag.over} @dragleave=${() => (this.overKey = "")} @drop=${drag.drop}
+      @dragend=${drag.end}>
       ${
         ro
           ? nothing
           : html`<button type="button" class="handle link" aria-describedby="items-help"
-            aria-label=${`Move ${item.label}, position ${index + 1} of ${this.page?.items.length}`}
-            @keydown=${(e: KeyboardEvent) => this.#onKey(e, index)}>⠿</button>`
+            aria-label=${`Move group ${group.name}, position ${index + 1} of ${count}`}
+            @keydown=${(e: KeyboardEvent) => this.#onGroupKey(e, group.id)}>⠿</button>`
+      }
+      <label class="sr-only" for=${`group-${group.id}`}>Name of group ${group.name}</label>
+      <input type="text" class="group-name" id=${`group-${group.id}`} .value=${group.name} ?disabled=${ro}
+        @change=${(e: Event) => this.#changeGroup(group.id, { name: (e.target as HTMLInputElement).value })} />
+      <label class="check"><input type="checkbox" ?checked=${group.collapsed} ?disabled=${ro}
+        @change=${(e: Event) => this.#changeGroup(group.id, { collapsed: (e.target as HTMLInputElement).checked })} />
+        <span>Closed<small>Open anyway while a member is at fault</small></span></label>
+      ${ro ? nothing : html`<button type="button" class="danger" @click=${() => this.#removeGroup(group.id, group.name)} aria-label=${`Remove group ${group.name}`}>Remove</button>`}
+      <label class="sr-only" for=${`group-d-${group.id}`}>Description of group ${group.name}</label>
+      <input type="text" class="group-description" id=${`group-d-${group.id}`} .value=${group.description} ?disabled=${ro}
+        placeholder="Description (optional)"
+        @change=${(e: Event) => this.#changeGroup(group.id, { description: (e.target as HTMLInputElement).value })} />
+      <ol class="members" aria-label=${`Items in ${group.name}`}>
+        ${
+          members.length === 0
+            ? html`<li class="empty muted">No item yet: drag one here, or choose this group in an item's Group list.</li>`
+            : members.map((item, at) =>
+                this.#item(item, `position ${at + 1} of ${members.length} in ${group.name}`, page, ro),
+              )
+        }
+      </ol>
+    </li>`;
+  }
+
+  #item(item: Item, where: string, page: Page, ro: boolean): TemplateResult {
+    const key = `i${item.id}`;
+    const drag = this.#dragEvents(key, { item: item.id });
+    const classes = [this.dragKey === key ? "dragging" : "", this.overKey === key ? "over" : ""].join(" ");
+    return html`<li class=${classes} data-item=${item.id} data-key=${key} draggable=${ro ? "false" : "true"}
+      @dragstart=${drag.start} @dragover=${drag.over} @dragleave=${() => (this.overKey = "")} @drop=${drag.drop}
+      @dragend=${drag.end}>
+      ${
+        ro
+          ? nothing
+          : html`<button type="button" class="handle link" aria-describedby="items-help"
+            aria-label=${`Move ${item.label}, ${where}`}
+            @keydown=${(e: KeyboardEvent) => this.#onItemKey(e, item)}>⠿</button>`
       }
       <label class="sr-only" for=${`label-${item.id}`}>Label of ${item.label}</label>
       <input type="text" id=${`label-${item.id}`} .value=${item.label} ?disabled=${ro} aria-describedby="items-help"
         @change=${(e: Event) => this.#patchItem(item, { label: (e.target as HTMLInputElement).value })} />
       <label class="check"><input type="checkbox" ?checked=${item.visible} ?disabled=${ro}
         @change=${(e: Event) => this.#patchItem(item, { visible: (e.target as HTMLInputElement).checked })} /> Shown</label>
+      ${
+        page.groups.length === 0
+          ? nothing
+          : html`<label class="sr-only" for=${`item-group-${item.id}`}>Group of ${item.label}</label>
+            <select id=${`item-group-${item.id}`} class="item-group" ?disabled=${ro}
+              @change=${(e: Event) => this.#chooseGroup(item, (e.target as HTMLSelectElement).value)}>
+              <option value="" ?selected=${item.groupId === null}>No group</option>
+              ${page.groups.map((g) => html`<option value=${g.id} ?selected=${item.groupId === g.id}>${g.name}</option>`)}
+            </select>`
+      }
       ${ro ? nothing : html`<button type="button" class="danger" @click=${() => this.#removeItem(item)} aria-label=${`Remove ${item.label}`}>Remove</button>`}
     </li>`;
   }
