@@ -165,7 +165,7 @@ export function placed(page: Page, layout: Entry[]): Page {
 export function dropItem(layout: Entry[], itemId: number, onto: { item: number } | { group: number }): Entry[] {
   if ("group" in onto) {
     const group = layout.find((e) => e.kind === "group" && e.group.id === onto.group);
-    if (!group || group.kind !== "group") return layout;
+    if (group?.kind !== "group") return layout;
     const stays = group.members.some((m) => m.id === itemId);
     return putItem(layout, itemId, { groupId: onto.group, index: group.members.length - (stays ? 1 : 0) });
   }
