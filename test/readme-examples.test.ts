@@ -149,6 +149,7 @@ describe("the README's and the documentation's JSON examples", () => {
       durationMinutes: 60,
       sites: [seeded.ids[0]],
     });
+    const group = await api.post(`/public/v1/status-pages/${seeded.id}/groups`, { name: "Docs group" });
     const page = await api.get(`/public/v1/status-pages/${seeded.id}`);
     const items = page.json.data.items as { id: number }[];
     const values: Record<string, string> = {
@@ -161,6 +162,7 @@ describe("the README's and the documentation's JSON examples", () => {
       UPDATE_ID: String(incident.json.data.updates?.[0]?.id ?? 1),
       CHANNEL_ID: String(channel.json.data.id),
       WINDOW_ID: String(window.json.data.id),
+      GROUP_ID: String(group.json.data.id),
       MEMBER_ID: "000000000000000000000000",
       LINK_TOKEN: await passwordLink(store, owner.email, clock.now()),
     };
@@ -185,6 +187,7 @@ describe("the README's and the documentation's JSON examples", () => {
       const res = await api.call(example.method, `${BASE}${path}`, fill(example.body), headers);
       if ([400, 415, 422].includes(res.status)) refused.push(`${example.text}\n  → ${res.status} ${res.text}`);
       if (res.status === 201 && /\/incidents$/.test(path)) values.INCIDENT_ID = String(res.json.data.id);
+      if (res.status === 201 && /\/groups$/.test(path)) values.GROUP_ID = String(res.json.data.id);
     }
     expect(refused).toEqual([]);
   });

@@ -26,9 +26,10 @@ const view = (name: string) =>
       },
     ],
     items: [
-      { ...(publicPageView().items[0] as object), id: 1, label: "Website" },
+      { ...(publicPageView().items[0] as object), id: 1, label: "Website", group_id: 7 },
       { ...(publicPageView().items[0] as object), id: 2, label: "Search" },
     ],
+    groups: [{ id: 7, name: "Front", description: "", status: "operational", collapsed: true, items: [1] }],
   });
 
 describe("PORCHLIGHT_BUILD_THREADS", () => {
@@ -100,6 +101,11 @@ describe("the build threads", () => {
       expect(website).toContain("https://status.example.com/status/acme-3/items/1/atom.xml");
       expect(readdirSync(join(root, "threads", "acme-3", "items"))).toEqual(["1", "2"]);
       expect(readFileSync(join(root, "threads", "acme-3", "items", "2", "feed.xml"), "utf8")).not.toContain("Slow");
+      // Each group's too, with its members' incidents.
+      const front = readFileSync(join(root, "threads", "acme-3", "groups", "7", "feed.xml"), "utf8");
+      expect(front).toContain("<title>Acme 3: Front status</title>");
+      expect(front).toContain("Slow &lt;checkout&gt; (Resolved)");
+      expect(front).toContain("https://status.example.com/status/acme-3/groups/7/feed.xml");
     } finally {
       await threaded.close();
     }
