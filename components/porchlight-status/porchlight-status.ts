@@ -94,6 +94,7 @@ const fillWith = (text: string, value: unknown) => {
  * @csspart banner - The overall status (a polite live region).
  * @csspart items - The list of monitored items.
  * @csspart others - The operational items folded behind one line (a `details`) while others are at fault.
+ * @csspart group - A component group: its button (aria-expanded) with its name, its status, description and members.
  * @csspart item - One monitored item: its label, status, uptime and daily history.
  * @csspart history - An item's daily uptime bars.
  * @csspart incidents - The list of incidents.
