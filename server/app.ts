@@ -8,11 +8,11 @@ import { anonCors, anonPages, anonRoutes } from "./anon/routes.ts";
 import { alertChannelRoutes } from "./api/alert-channels.ts";
 import { alertRuleRoutes } from "./api/alert-rules.ts";
 import { BadgePages, badgeRoutes } from "./api/badges.ts";
-import { docsRoutes } from "./api/docs.ts";
-import { embedRoutes } from "./api/embed.ts";
+import { docsPages } from "./api/docs.ts";
+import { embedPages } from "./api/embed.ts";
 import { groupRoutes } from "./api/groups.ts";
 import { healthRoutes } from "./api/health.ts";
-import { assetRoutes, ImageCache } from "./api/images.ts";
+import { assetPages, ImageCache } from "./api/images.ts";
 import { incidentRoutes } from "./api/incidents.ts";
 import { itemRoutes } from "./api/items.ts";
 import { maintenanceRoutes } from "./api/maintenance.ts";
@@ -36,16 +36,16 @@ import {
   PUBLIC_CORS_PREFLIGHT,
   requestIdFrom,
 } from "./http/headers.ts";
-import { type EngineProbe, Metrics, metricsRoute } from "./http/metrics.ts";
-import { answerErrors, limitBodies, mountRoutes } from "./http/mount.ts";
-import { openApiDocument } from "./http/openapi.ts";
+import { type EngineProbe, Metrics, metricsPages } from "./http/metrics.ts";
+import { answerErrors, limitBodies, mountPages, mountRoutes } from "./http/mount.ts";
+import { openApiDocument, openApiPages } from "./http/openapi.ts";
 import type { PasswordCheckDeps } from "./http/page-access.ts";
 import { createMemoryLimiter, type Limiter, type LimitRule } from "./http/rate-limit.ts";
 import type { AppEnv, Route } from "./http/route.ts";
 import type { Logger } from "./log.ts";
-import { dashboardRoutes } from "./pages/dashboard.ts";
-import { hostedPageRoutes } from "./pages/hosted-pages.ts";
-import { LandingPage, landingRoute } from "./pages/landing.ts";
+import { dashboardPages } from "./pages/dashboard.ts";
+import { hostedPages } from "./pages/hosted-pages.ts";
+import { LandingPage, landingPages } from "./pages/landing.ts";
 import { subscriptionPages } from "./pages/subscriptions.ts";
 import type { Store } from "./store/store.ts";
 import { PUBLIC_CORS } from "./views/headers.ts";
@@ -209,42 +209,39 @@ export function createApp({
   }
   limitBodies(app);
 
-  embedRoutes(app, embedDir);
-  assetRoutes(app, store, images);
-  docsRoutes(app, { publicUrl: config.publicUrl });
-  metricsRoute(app, { metrics, token: config.metricsToken });
-
-  app.get("/public/v1/openapi.json", (c) =>
-    c.body(document, 200, {
-      "content-type": "application/json; charset=utf-8",
-      "cache-control": "public, max-age=300",
-    }),
-  );
-
+  // Pages, files and redirects for people, before and after the API's routes: in this order, as patterns overlap
+  // (a hosted page's /:slug must not take /docs, /metrics, /dashboard or /status).
+  mountPages(app, [
+    ...embedPages(embedDir),
+    ...assetPages(store, images),
+    ...docsPages({ publicUrl: config.publicUrl }),
+    ...metricsPages({ metrics, token: config.metricsToken }),
+    ...openApiPages(document),
+  ]);
   mountRoutes(app, routes, { store, clock, publicUrl: config.publicUrl, limiter, apiRule, checkResponses });
-
-  anonPages(app, { store, clock });
-  subscriptionPages(app, { store, clock, token: (nonce) => secrets.token(nonce) });
-  subscribers.mountForm(app);
-  dashboardRoutes(app, {
-    dir: dashboardDir,
-    publicUrl: config.publicUrl,
-    isCustomDomain: async (host) => (await store.views.slugForDomain(host)) !== undefined,
-  });
-  // A reserved slug (status), so before the hosted pages' /:slug.
-  landingRoute(app, landing);
-
-  // After the API's routes and the dashboard, so that none of them can be taken for a slug.
-  hostedPageRoutes(app, {
-    store,
-    views,
-    clock,
-    publicUrl: config.publicUrl,
-    embedDir,
-    locale: config.pageLocale,
-  });
-  // The server's own address goes to the dashboard (which signs in first); a custom domain's root is its page, above.
-  app.get("/", (c) => c.redirect("/dashboard/", 302));
+  mountPages(app, [
+    ...anonPages({ store, clock }),
+    ...subscriptionPages({ store, clock, token: (nonce) => secrets.token(nonce) }),
+    ...subscribers.pages(),
+    ...dashboardPages({
+      dir: dashboardDir,
+      publicUrl: config.publicUrl,
+      isCustomDomain: async (host) => (await store.views.slugForDomain(host)) !== undefined,
+    }),
+    // A reserved slug (status), so before the hosted pages' /:slug.
+    ...landingPages(landing),
+    // After the API's routes and the dashboard, so that none of them can be taken for a slug.
+    ...hostedPages({
+      store,
+      views,
+      clock,
+      publicUrl: config.publicUrl,
+      embedDir,
+      locale: config.pageLocale,
+    }),
+    // The server's own address goes to the dashboard (which signs in first); a custom domain's root is its page, above.
+    { method: "get", path: "/", handler: (c) => c.redirect("/dashboard/", 302) },
+  ]);
 
   answerErrors(app, logger);
   const counts = new FastPathCounts();

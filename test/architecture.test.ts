@@ -330,3 +330,28 @@ describe("the store owns every query", () => {
     ).toHaveLength(1);
   });
 });
+
+describe("one way to mount routes (issue 31, item 4)", () => {
+  /** A route answered by Hono directly: `app.get(`, `.post(`, `.on(`, `.all(`, `.put(`, `.patch(`, `.delete(`. */
+  const DIRECT = /\bapp\.(get|post|put|patch|delete|on|all)\(/;
+  const server = FILES.filter((f) => under(f, "server"));
+
+  test("only server/http/mount.ts hands routes to Hono: every other module declares them (Route, PageRoute)", () => {
+    const direct = server.flatMap((file) =>
+      readFileSync(join(ROOT, file), "utf8")
+        .split("\n")
+        .flatMap((text, i) =>
+          DIRECT.test(text) && !/^\s*(\/\/|\*)/.test(text) ? [`${file}:${i + 1}: ${text.trim()}`] : [],
+        ),
+    );
+    expect(direct.filter((line) => !line.startsWith("server/http/mount.ts:"))).toEqual([]);
+    // The pattern is not vacuous: mount.ts itself answers the lists with it.
+    expect(direct.some((line) => line.startsWith("server/http/mount.ts:"))).toBe(true);
+  });
+
+  test("createApp only wires: the route table and the page lists are mounted, in app.ts, by mountRoutes and mountPages", () => {
+    const app = readFileSync(join(ROOT, "server/app.ts"), "utf8");
+    expect(app).toMatch(/\bmountRoutes\(app, routes/);
+    expect(app.match(/\bmountPages\(app, \[/g)).toHaveLength(2);
+  });
+});

@@ -17,7 +17,7 @@ import { clientAddress, clientKey } from "../http/client-address.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { LINK_PAGE_HEADERS } from "../http/headers.ts";
 import { enforceLimit, type Limiter, type LimitRule } from "../http/rate-limit.ts";
-import { type App, type Route, route } from "../http/route.ts";
+import { type PageRoute, PageRoutes, type Route, route } from "../http/route.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { parseDomainInput } from "./domain-input.ts";
@@ -221,12 +221,13 @@ const validToken = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
  * button's POST confirms or cancels. The unsubscribe POST also takes RFC 8058's one-click form
  * (`List-Unsubscribe=One-Click` posted to the link itself).
  */
-export function anonPages(app: App, { store, clock }: Pick<AnonDeps, "store" | "clock">): void {
+export function anonPages({ store, clock }: Pick<AnonDeps, "store" | "clock">): PageRoute[] {
+  const pages = new PageRoutes();
   const base = `${ANON_PREFIX}/domain-report-24h`;
   const unknown = (c: Context) =>
     page(c, 404, "Link not recognised", "<p>This link is not (or no longer) valid. Ask for a new report.</p>");
 
-  app.get(`${base}/confirm`, async (c) => {
+  pages.get(`${base}/confirm`, async (c) => {
     const token = c.req.query("token") ?? "";
     const row = validToken(token) ? await reportByConfirmToken(store, token) : undefined;
     if (!row) return unknown(c);
@@ -242,7 +243,7 @@ export function anonPages(app: App, { store, clock }: Pick<AnonDeps, "store" | "
     );
   });
 
-  app.post(`${base}/confirm`, async (c) => {
+  pages.post(`${base}/confirm`, async (c) => {
     const token = await tokenOf(c);
     if (!validToken(token)) return unknown(c);
     const outcome = await confirmReport(store, token, clock.now().getTime());
@@ -257,7 +258,7 @@ export function anonPages(app: App, { store, clock }: Pick<AnonDeps, "store" | "
     return page(c, outcome === "expired" ? 410 : 200, title, body);
   });
 
-  app.get(`${base}/unsubscribe`, async (c) => {
+  pages.get(`${base}/unsubscribe`, async (c) => {
     const token = c.req.query("token") ?? "";
     const row = validToken(token) ? await reportByUnsubscribeToken(store, token) : undefined;
     if (!row) return unknown(c);
@@ -269,7 +270,7 @@ export function anonPages(app: App, { store, clock }: Pick<AnonDeps, "store" | "
     );
   });
 
-  app.post(`${base}/unsubscribe`, async (c) => {
+  pages.post(`${base}/unsubscribe`, async (c) => {
     const token = await tokenOf(c);
     if (!validToken(token)) return unknown(c);
     const outcome = await cancelReport(store, token);
@@ -281,6 +282,7 @@ export function anonPages(app: App, { store, clock }: Pick<AnonDeps, "store" | "
       "<p>This was a one-time report: nothing more will be sent.</p>",
     );
   });
+  return pages.routes;
 }
 
 /** CORS for the anonymous API: any origin, no credentials; the preflight allows POST with JSON. */

@@ -10,7 +10,7 @@ import { escapeHtml } from "../html.ts";
 import { ApiError } from "../http/errors.ts";
 import { header, matchesEtag } from "../http/headers.ts";
 import { OPENAPI_PATH } from "../http/openapi.ts";
-import type { App } from "../http/route.ts";
+import { type PageRoute, PageRoutes } from "../http/route.ts";
 import { Encodings, negotiateEncoding } from "../views/compression.ts";
 
 /** Where the documentation site is served: dist/docs, built by `npm run build:docs` (and `npm start`). */
@@ -134,7 +134,8 @@ function contentSecurityPolicy(publicUrl: string): string {
  * the OpenAPI document: they are pages for people, like the hosted status pages, not part of the API. The files are
  * read on the first request, so that an app that never serves the pages never reads them.
  */
-export function docsRoutes(app: App, { publicUrl, dir = DOCS_DIR }: { publicUrl: string; dir?: string }): void {
+export function docsPages({ publicUrl, dir = DOCS_DIR }: { publicUrl: string; dir?: string }): PageRoute[] {
+  const pages = new PageRoutes();
   let docs: Docs | undefined;
   const pageHeaders = {
     "content-type": "text/html; charset=utf-8",
@@ -148,9 +149,9 @@ export function docsRoutes(app: App, { publicUrl, dir = DOCS_DIR }: { publicUrl:
     docs ??= load();
     return c.body(docs.html, 200, pageHeaders);
   };
-  app.get(REFERENCE_PATH, page);
-  app.get(`${REFERENCE_PATH}/`, page);
-  app.get(`${REFERENCE_PATH}/:file`, async (c: Context) => {
+  pages.get(REFERENCE_PATH, page);
+  pages.get(`${REFERENCE_PATH}/`, page);
+  pages.get(`${REFERENCE_PATH}/:file`, async (c: Context) => {
     docs ??= load();
     const found = docs.assets.get(c.req.param("file") ?? "");
     if (!found) throw new ApiError(404, "not_found", "No such file of the API reference");
@@ -171,7 +172,8 @@ export function docsRoutes(app: App, { publicUrl, dir = DOCS_DIR }: { publicUrl:
     headers["content-length"] = String(body.byteLength);
     return c.body(body, 200, headers);
   });
-  siteRoutes(app, dir);
+  siteRoutes(pages, dir);
+  return pages.routes;
 }
 
 /** The site's types: Starlight's pages, scripts and styles, Pagefind's search index (its own compressed files). */
@@ -273,7 +275,7 @@ function sitePath(dir: string, rest: string): string | undefined {
  * redirect); the site's own 404 page for anything else. Astro's hashed files (_astro/) are cached a year, the rest
  * revalidated by ETag. Without a build, every address answers a page saying how to make one.
  */
-function siteRoutes(app: App, dir: string): void {
+function siteRoutes(pages: PageRoutes, dir: string): void {
   const files = new Map<string, SiteFile>();
   const fileAt = (path: string | undefined): SiteFile | undefined => {
     if (path === undefined) return undefined;
@@ -299,8 +301,8 @@ function siteRoutes(app: App, dir: string): void {
     if (c.req.method === "HEAD") return c.body(null, status, headers);
     return c.body(body, status, headers);
   };
-  app.get(DOCS_PATH, (c) => c.redirect(`${DOCS_PATH}/`, 301));
-  app.get(`${DOCS_PATH}/*`, (c) => {
+  pages.get(DOCS_PATH, (c) => c.redirect(`${DOCS_PATH}/`, 301));
+  pages.get(`${DOCS_PATH}/*`, (c) => {
     if (!existsSync(join(dir, "index.html"))) {
       return c.body(NOT_BUILT, 404, {
         "content-type": "text/html; charset=utf-8",

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { ApiError } from "../http/errors.ts";
 import { header, matchesEtag } from "../http/headers.ts";
-import type { App } from "../http/route.ts";
+import { type PageRoute, PageRoutes } from "../http/route.ts";
 import { negotiateEncoding } from "../views/compression.ts";
 import { EMBED_DIR, loadEmbedAssets } from "../views/embed-assets.ts";
 
@@ -10,9 +10,10 @@ import { EMBED_DIR, loadEmbedAssets } from "../views/embed-assets.ts";
  * /embed/porchlight.HASH.js (cached a year) and /embed/manifest.json naming that copy. Any site may load them:
  * CORS is open and Cross-Origin-Resource-Policy allows other origins.
  */
-export function embedRoutes(app: App, dir: string = EMBED_DIR): void {
+export function embedPages(dir: string = EMBED_DIR): PageRoute[] {
+  const pages = new PageRoutes();
   const assets = loadEmbedAssets(dir);
-  app.get("/embed/:file", (c: Context) => {
+  pages.get("/embed/:file", (c: Context) => {
     const found = assets.get(c.req.param("file") ?? "");
     if (!found) {
       throw new ApiError(
@@ -39,4 +40,5 @@ export function embedRoutes(app: App, dir: string = EMBED_DIR): void {
     if (c.req.method === "HEAD") return c.body(null, 200, headers);
     return c.body(body, 200, headers);
   });
+  return pages.routes;
 }

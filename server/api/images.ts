@@ -1,6 +1,6 @@
 /**
  * A status page's logo and favicon as uploaded images: what the server accepts (checkImage) and how it serves them
- * (assetRoutes). An image is stored with the SHA-256 of its bytes and served at /assets/<hash>.<ext>, an address
+ * (assetPages). An image is stored with the SHA-256 of its bytes and served at /assets/<hash>.<ext>, an address
  * whose bytes never change: browsers and caches keep it for a year, and a new image is a new address.
  *
  * Sanitised, as far as bytes allow without decoding them: a raster image must be what its Content-Type says (its
@@ -15,7 +15,7 @@ import type { Clock } from "../clock.ts";
 import { IMAGE_TYPES, type ImageExtension, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS } from "../contract/status-page.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { matchesEtag } from "../http/headers.ts";
-import type { App } from "../http/route.ts";
+import { type PageRoute, PageRoutes } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
 import { ReadModel } from "../views/read-model.ts";
 
@@ -317,8 +317,9 @@ export class ImageCache extends ReadModel<StoredImage> {
  * readers learn it. A protected page's logo is as protected as its address. Browsers keep an image for a year; the
  * server, for a view's time to live (ImageCache).
  */
-export function assetRoutes(app: App, store: Store, cache: ImageCache): void {
-  app.get("/assets/:file", async (c) => {
+export function assetPages(store: Store, cache: ImageCache): PageRoute[] {
+  const pages = new PageRoutes();
+  pages.get("/assets/:file", async (c) => {
     const match = /^([0-9a-f]{64})\.(png|jpg|gif|webp|svg|ico)$/.exec(c.req.param("file"));
     const hash = match?.[1] ?? "";
     const ext = match?.[2] as ImageExtension | undefined;
@@ -338,4 +339,5 @@ export function assetRoutes(app: App, store: Store, cache: ImageCache): void {
     if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
     return c.body(image.bytes as Uint8Array<ArrayBuffer>, 200, headers);
   });
+  return pages.routes;
 }

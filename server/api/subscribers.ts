@@ -35,7 +35,7 @@ import { ApiError, forbidden, invalidField, notFound } from "../http/errors.ts";
 import { LINK_PAGE_HEADERS } from "../http/headers.ts";
 import { type PageAccessDeps, pageAccess } from "../http/page-access.ts";
 import { enforceLimit, type LimitRule } from "../http/rate-limit.ts";
-import { type App, route } from "../http/route.ts";
+import { type PageRoute, PageRoutes, route } from "../http/route.ts";
 import type { PageViews } from "../views/page-views.ts";
 import { loadWorkspacePage, PageParams } from "./workspace-pages.ts";
 
@@ -402,7 +402,8 @@ export function subscriptions(
    * shows it (the page's services to choose from, unless the page needs a password), its POST signs up and says
    * to check the inbox, or shows the form again with what went wrong. No script, no cookie read.
    */
-  const mountForm = (app: App) => {
+  const pages = (): PageRoute[] => {
+    const formPages = new PageRoutes();
     const render = (c: Context, status: number, title: string, body: string, accent?: string) =>
       c.body(plainPage(title, body, accent), status as 200, LINK_PAGE_HEADERS);
     /** What a visitor typed, shown again with the problem: which form it was (email, or a URL kind). */
@@ -479,13 +480,13 @@ ${feeds}
         accent,
       );
     };
-    app.get("/subscriptions/new", async (c) => {
+    formPages.get("/subscriptions/new", async (c) => {
       const slug = c.req.query("page") ?? "";
       if (!Slug.safeParse(slug).success)
         return render(c, 404, "Nothing to subscribe to", "<p>No such status page.</p>");
       return form(c, slug, null, { type: "email", email: "", url: "", items: [] });
     });
-    app.post("/subscriptions/new", async (c) => {
+    formPages.post("/subscriptions/new", async (c) => {
       let fields: Record<string, string | File | (string | File)[]> = {};
       try {
         fields = await c.req.parseBody({ all: true });
@@ -548,7 +549,8 @@ ${feeds}
         `<p>We sent a link to <b>${e(parsed.data.email ?? "")}</b>. Follow it within ${CONFIRM_HOURS} hours to confirm the subscription; until then nothing else is sent.</p>`,
       );
     });
+    return formPages.routes;
   };
 
-  return { routes, mountForm };
+  return { routes, pages };
 }

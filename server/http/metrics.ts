@@ -5,7 +5,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import type { CheckObservation, EngineHealth } from "../engine/engine.ts";
 import { unauthorized } from "./errors.ts";
 import { header } from "./headers.ts";
-import type { App } from "./route.ts";
+import { type PageRoute, PageRoutes } from "./route.ts";
 
 /** What the app reads from an engine running in the same process (Engine implements it). */
 export interface EngineProbe {
@@ -188,9 +188,10 @@ const digest = (value: string) => createHash("sha256").update(value).digest();
  * GET /metrics in Prometheus's text format. Open when `token` is undefined, as Prometheus exporters usually are;
  * otherwise only with `Authorization: Bearer <token>` (compared in constant time), 401 without it.
  */
-export function metricsRoute(app: App, { metrics, token }: { metrics: Metrics; token: string | undefined }): void {
+export function metricsPages({ metrics, token }: { metrics: Metrics; token: string | undefined }): PageRoute[] {
+  const pages = new PageRoutes();
   const expected = token === undefined ? undefined : digest(token);
-  app.get("/metrics", async (c) => {
+  pages.get("/metrics", async (c) => {
     if (expected) {
       const sent = /^Bearer[ ]+(\S+)\s*$/i.exec(header(c, "authorization") ?? "")?.[1];
       if (sent === undefined || !timingSafeEqual(digest(sent), expected)) {
@@ -199,4 +200,5 @@ export function metricsRoute(app: App, { metrics, token }: { metrics: Metrics; t
     }
     return c.body(await metrics.text(), 200, { "content-type": metrics.contentType, "cache-control": "no-store" });
   });
+  return pages.routes;
 }

@@ -9,7 +9,7 @@ import { checkCsrf, isSession, principalFrom } from "./auth.ts";
 import { ApiError, errorBody, forbidden, payloadTooLarge, unauthorized } from "./errors.ts";
 import { BODY_PREFIXES, bodyLimitOf, bodyRefused, header, JSON_TYPE, matchesEtag } from "./headers.ts";
 import { enforceLimit, type Limiter, type LimitRule } from "./rate-limit.ts";
-import { type App, parseOrThrow, pathParser, queryObject, type Route, readJson } from "./route.ts";
+import { type App, type PageRoute, parseOrThrow, pathParser, queryObject, type Route, readJson } from "./route.ts";
 
 /**
  * Mounts the route table: every route is answered the one way. A `token` route finds its caller (a bearer token or
@@ -130,4 +130,12 @@ export function answerErrors(app: App, logger: Logger): void {
     const error = new ApiError(500, "internal", "Internal error; the request id is in the X-Request-Id header");
     return c.json(errorBody(error), 500);
   });
+}
+
+/**
+ * Mounts page routes (PageRoute) in the order given: the one way a page, a file or a redirect is answered. Order
+ * matters only between patterns that overlap, such as a hosted page's `/:slug` and `/dashboard`: the earlier wins.
+ */
+export function mountPages(app: App, pages: readonly PageRoute[]): void {
+  for (const page of pages) app.on(page.method.toUpperCase(), page.path, page.handler);
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import pkg from "../../package.json" with { type: "json" };
 import { ErrorEnvelope } from "../contract/common.ts";
 import { HEADERS, type HeaderDef, type Json, type ResponseHeader, TAGS, type Tag } from "./openapi-names.ts";
-import type { Route } from "./route.ts";
+import type { PageRoute, Route } from "./route.ts";
 
 /** Where the app serves the document (app.ts) and the API reference reads it (docs.ts). */
 export const OPENAPI_PATH = "/public/v1/openapi.json";
@@ -287,4 +287,19 @@ export function openApiDocument(routes: Route[], publicUrl: string): Json {
       },
     },
   };
+}
+
+/** GET /public/v1/openapi.json: the document made once from the route table, cached five minutes by its readers. */
+export function openApiPages(document: string): PageRoute[] {
+  return [
+    {
+      method: "get",
+      path: "/public/v1/openapi.json",
+      handler: (c) =>
+        c.body(document, 200, {
+          "content-type": "application/json; charset=utf-8",
+          "cache-control": "public, max-age=300",
+        }),
+    },
+  ];
 }

@@ -1,4 +1,4 @@
-import type { Context, Hono } from "hono";
+import type { Context, Handler, Hono } from "hono";
 import { z } from "zod";
 import type { Permission } from "../contract/account.ts";
 import { unstorableText } from "../contract/common.ts";
@@ -19,8 +19,34 @@ export type Access = "token" | "page" | "none";
 /** What every request carries from the first middleware on (app.ts). */
 export type AppEnv = { Variables: { requestId: string } };
 
-/** The application: what app.ts builds, and what every registrar of routes outside the table mounts them on. */
+/** The application: what app.ts builds and mounts the route lists on (http/mount.ts). */
 export type App = Hono<AppEnv>;
+
+/**
+ * A route for people and browsers rather than the API's JSON: a page, a file, a redirect, a form's post. Declared as
+ * data like the API's routes (Route) and mounted the one way (mountPages), in the order of its list; not in the
+ * OpenAPI document. `path` is Hono's pattern (`/embed/:file`, `/docs/*`); the handler may pass with `next()` to the
+ * routes after it.
+ */
+export interface PageRoute {
+  method: "get" | "post";
+  path: string;
+  handler: Handler<AppEnv>;
+}
+
+/** A module's page routes as it declares them, one `get` or `post` at a time, in order: `routes` is the list. */
+export class PageRoutes {
+  readonly routes: PageRoute[] = [];
+
+  /** A GET (and HEAD) route; its handler's path parameters are typed from `path`, as Hono's own are. */
+  get<P extends string>(path: P, handler: Handler<AppEnv, P>): void {
+    this.routes.push({ method: "get", path, handler: handler as Handler<AppEnv> });
+  }
+
+  post<P extends string>(path: P, handler: Handler<AppEnv, P>): void {
+    this.routes.push({ method: "post", path, handler: handler as Handler<AppEnv> });
+  }
+}
 
 /**
  * The limit a route answers 429 for besides the per-token one every `token` route has (app.ts), for the OpenAPI

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { Context } from "hono";
 import { ApiError } from "../http/errors.ts";
 import { header, matchesEtag } from "../http/headers.ts";
-import type { App } from "../http/route.ts";
+import { type PageRoute, PageRoutes } from "../http/route.ts";
 import { Encodings, negotiateEncoding } from "../views/compression.ts";
 
 /** Where `npm run build` (and `npm start`'s prestart) writes the dashboard: index.html and assets/NAME-HASH.js. */
@@ -61,14 +61,16 @@ function load(dir: string): Map<string, File> {
  * application's page (revalidated each time), which routes in the browser. Register it before the hosted pages,
  * whose slugs would otherwise take /dashboard.
  */
-export function dashboardRoutes(
-  app: App,
-  {
-    dir = DASHBOARD_DIR,
-    publicUrl,
-    isCustomDomain,
-  }: { dir?: string | undefined; publicUrl: string; isCustomDomain: (host: string) => Promise<boolean> },
-): void {
+export function dashboardPages({
+  dir = DASHBOARD_DIR,
+  publicUrl,
+  isCustomDomain,
+}: {
+  dir?: string | undefined;
+  publicUrl: string;
+  isCustomDomain: (host: string) => Promise<boolean>;
+}): PageRoute[] {
+  const pages = new PageRoutes();
   const files = load(dir);
   const own = new URL(publicUrl).hostname;
   /** A page's custom domain is its owner's host: the dashboard (and its cookie) stay on the server's own address. */
@@ -92,8 +94,8 @@ export function dashboardRoutes(
     if (!index) throw new ApiError(404, "not_found", "The dashboard is not built: run npm run build");
     return send(c, index, DOCUMENT_HEADERS);
   };
-  app.get("/dashboard", (c) => c.redirect("/dashboard/", 301));
-  app.get("/dashboard/assets/:file", (c) => {
+  pages.get("/dashboard", (c) => c.redirect("/dashboard/", 301));
+  pages.get("/dashboard/assets/:file", (c) => {
     const file = files.get(`assets/${c.req.param("file")}`);
     if (!file) throw new ApiError(404, "not_found", "No such dashboard file");
     return send(c, file, {
@@ -102,11 +104,12 @@ export function dashboardRoutes(
       "x-content-type-options": "nosniff",
     });
   });
-  app.get("/dashboard/*", page);
+  pages.get("/dashboard/*", page);
   // What a browser asks for on any page of this origin that names no icon (the API reference, a JSON answer): the
   // dashboard's icon (index.html links it), or nothing to show rather than a 404.
   const icon = [...files].find(([name]) => /^assets\/favicon-[\w-]+\.svg$/.test(name))?.[1];
-  app.get("/favicon.ico", (c) =>
+  pages.get("/favicon.ico", (c) =>
     icon ? send(c, icon, { "content-type": icon.type, "cache-control": "public, max-age=86400" }) : c.body(null, 204),
   );
+  return pages.routes;
 }

@@ -4,7 +4,7 @@ import type { PublicStatusPage } from "../contract/status-page.ts";
 import { sessionFrom } from "../http/auth.ts";
 import { header, otherHost } from "../http/headers.ts";
 import { PROTECTED_HEADERS } from "../http/page-access.ts";
-import type { App } from "../http/route.ts";
+import { type PageRoute, PageRoutes } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
 import { EncodedAnswer, Encodings, negotiateEncoding } from "../views/compression.ts";
 import { pageScriptFile } from "../views/embed-assets.ts";
@@ -40,10 +40,8 @@ const NOT_FOUND = notFoundDocument("/");
  * (`&transparent=1`: no background). Every page may be framed by any site (frame-ancestors *): a protected page
  * shows only its prompt, and the password travels in a header, not a cookie.
  */
-export function hostedPageRoutes(
-  app: App,
-  { store, views, clock, publicUrl, embedDir, locale = "en" }: HostedPageDeps,
-) {
+export function hostedPages({ store, views, clock, publicUrl, embedDir, locale = "en" }: HostedPageDeps): PageRoute[] {
+  const pages = new PageRoutes();
   /** The host a request came by when it is not the server's own: a custom domain. */
   const hostOf = otherHost(publicUrl);
   const cache = new Map<string, EncodedAnswer>();
@@ -219,18 +217,18 @@ export function hostedPageRoutes(
     return host ? { host, slug: await slugForDomain(host) } : undefined;
   };
 
-  app.get("/", async (c, next) => {
+  pages.get("/", async (c, next) => {
     const domain = await byDomain(c);
     if (!domain?.slug) return next();
     const root = `https://${domain.host}/`;
     return page(c, domain.slug, root, "/", "/");
   });
-  app.get("/:file{(?:feed|atom)\\.xml|status\\.json}", async (c, next) => {
+  pages.get("/:file{(?:feed|atom)\\.xml|status\\.json}", async (c, next) => {
     const domain = await byDomain(c);
     if (!domain?.slug) return next();
     return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`);
   });
-  app.get("/:kind{items|groups}/:id{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}", async (c, next) => {
+  pages.get("/:kind{items|groups}/:id{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}", async (c, next) => {
     const domain = await byDomain(c);
     if (!domain?.slug) return next();
     return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`, scopeOf(c));
@@ -239,17 +237,18 @@ export function hostedPageRoutes(
     const slug = c.req.param("slug") as string;
     return page(c, slug, `${publicUrl}/${slug}`, "/", `/${slug}/`);
   };
-  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}", bySlug);
-  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/", bySlug);
-  app.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/:file{(?:feed|atom)\\.xml|status\\.json}", (c) => {
+  pages.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}", bySlug);
+  pages.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/", bySlug);
+  pages.get("/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/:file{(?:feed|atom)\\.xml|status\\.json}", (c) => {
     const slug = c.req.param("slug");
     return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`);
   });
-  app.get(
+  pages.get(
     "/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/:kind{items|groups}/:id{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}",
     (c) => {
       const slug = c.req.param("slug");
       return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`, scopeOf(c));
     },
   );
+  return pages.routes;
 }

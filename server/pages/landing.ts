@@ -3,7 +3,7 @@ import pkg from "../../package.json" with { type: "json" };
 import type { Clock } from "../clock.ts";
 import { escapeHtml } from "../html.ts";
 import { header, matchesEtag } from "../http/headers.ts";
-import type { App } from "../http/route.ts";
+import { type PageRoute, PageRoutes } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
 import { strongEtag } from "../views/headers.ts";
 import { ReadModel } from "../views/read-model.ts";
@@ -152,11 +152,13 @@ function withEtag(html: string): Landing {
  */
 export const LANDING_PATH = "/status";
 
-export function landingRoute(app: App, landing: LandingPage): void {
-  app.get(LANDING_PATH, async (c) => {
+export function landingPages(landing: LandingPage): PageRoute[] {
+  const pages = new PageRoutes();
+  pages.get(LANDING_PATH, async (c) => {
     const { html, etag } = await landing.get();
     const headers = { ...HEADERS, etag };
     if (matchesEtag(header(c, "if-none-match"), etag)) return c.body(null, 304, headers);
     return c.body(html, 200, headers);
   });
+  return pages.routes;
 }

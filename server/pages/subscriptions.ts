@@ -9,7 +9,7 @@ import { hashToken } from "../accounts/secrets.ts";
 import type { Clock } from "../clock.ts";
 import { escapeHtml as e, plainPage } from "../html.ts";
 import { LINK_PAGE_HEADERS } from "../http/headers.ts";
-import type { App } from "../http/route.ts";
+import { type PageRoute, PageRoutes } from "../http/route.ts";
 import type { Store } from "../store/store.ts";
 import type { ManagedRecord } from "../store/subscribers.ts";
 
@@ -52,13 +52,19 @@ const unknown = (c: Context) =>
     "<p>This link is not (or no longer) valid. Subscribe again on the status page.</p>",
   );
 
-export function subscriptionPages(
-  app: App,
-  { store, clock, token: tokenFor }: { store: Store; clock: Clock; token: (nonce: string) => string },
-): void {
+export function subscriptionPages({
+  store,
+  clock,
+  token: tokenFor,
+}: {
+  store: Store;
+  clock: Clock;
+  token: (nonce: string) => string;
+}): PageRoute[] {
+  const pages = new PageRoutes();
   const hidden = (token: string) => `<input type="hidden" name="token" value="${e(token)}">`;
 
-  app.get(`${BASE}/confirm`, async (c) => {
+  pages.get(`${BASE}/confirm`, async (c) => {
     const token = c.req.query("token") ?? "";
     const found = validToken(token) ? await store.subscribers.byConfirmHash(hashToken(token)) : undefined;
     if (!found) return unknown(c);
@@ -74,7 +80,7 @@ export function subscriptionPages(
     );
   });
 
-  app.post(`${BASE}/confirm`, async (c) => {
+  pages.post(`${BASE}/confirm`, async (c) => {
     const token = tokenOf(c, await formOf(c));
     if (!validToken(token)) return unknown(c);
     const found = await store.subscribers.byConfirmHash(hashToken(token));
@@ -122,13 +128,13 @@ export function subscriptionPages(
     );
   };
 
-  app.get(`${BASE}/manage`, async (c) => {
+  pages.get(`${BASE}/manage`, async (c) => {
     const token = c.req.query("token") ?? "";
     const found = validToken(token) ? await store.subscribers.byManageHash(hashToken(token)) : undefined;
     return found ? manageForm(c, token, found, false) : unknown(c);
   });
 
-  app.post(`${BASE}/manage`, async (c) => {
+  pages.post(`${BASE}/manage`, async (c) => {
     const form = await formOf(c);
     const token = tokenOf(c, form);
     const found = validToken(token) ? await store.subscribers.byManageHash(hashToken(token)) : undefined;
@@ -139,7 +145,7 @@ export function subscriptionPages(
     return manageForm(c, token, { ...found, items }, true);
   });
 
-  app.get(`${BASE}/unsubscribe`, async (c) => {
+  pages.get(`${BASE}/unsubscribe`, async (c) => {
     const token = c.req.query("token") ?? "";
     const found = validToken(token) ? await store.subscribers.byManageHash(hashToken(token)) : undefined;
     if (!found) return unknown(c);
@@ -152,11 +158,12 @@ export function subscriptionPages(
     );
   });
 
-  app.post(`${BASE}/unsubscribe`, async (c) => {
+  pages.post(`${BASE}/unsubscribe`, async (c) => {
     const token = tokenOf(c, await formOf(c));
     const found = validToken(token) ? await store.subscribers.byManageHash(hashToken(token)) : undefined;
     if (!found) return page(c, 200, "Unsubscribed", "<p>Nothing more will be sent to this address.</p>");
     await store.subscribers.remove(found.id);
     return page(c, 200, "Unsubscribed", `<p>Nothing more will be sent from ${e(found.page.name)}.</p>`);
   });
+  return pages.routes;
 }

@@ -141,9 +141,10 @@ describe("GET /docs/: the documentation site (dist/docs, built by the global set
 
   test("a server whose documentation is not built still serves /docs/: a page saying how to build it", async () => {
     const { Hono } = await import("hono");
-    const { docsRoutes } = await import("../../server/api/docs.ts");
+    const { docsPages } = await import("../../server/api/docs.ts");
+    const { mountPages } = await import("../../server/http/mount.ts");
     const bare = new Hono<AppEnv>();
-    docsRoutes(bare, { publicUrl: "http://status.test", dir: "/nonexistent/porchlight-docs" });
+    mountPages(bare, docsPages({ publicUrl: "http://status.test", dir: "/nonexistent/porchlight-docs" }));
     const res = await bare.request("/docs/");
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
