@@ -5,8 +5,10 @@ import { conflict, invalidField, limitReached, notFound } from "../http/errors.t
 import { route } from "../http/route.ts";
 import { isUniqueViolation } from "../store/connection.ts";
 import { ownerGroup } from "../store/status-pages.ts";
-import type { Store } from "../store/store.ts";
 import { loadWorkspacePage, PageParams, type PageResourceDeps } from "./workspace-pages.ts";
+
+/** An item's groupId that names no group of its page. */
+export const unknownGroup = () => invalidField("groupId", "Choose a group of this page.");
 
 const GroupParams = z.object({ id: PageId, groupId: GroupId });
 
@@ -14,12 +16,6 @@ const nameTaken = (error: unknown): never => {
   if (isUniqueViolation(error)) throw conflict("name", "is already the name of a group on this page");
   throw error;
 };
-
-/** A group the caller may put an item in: one of this page's (a 400 naming `groupId` otherwise). */
-export async function pageGroup(store: Store, pageId: number, groupId: number | null | undefined) {
-  if (groupId === undefined || groupId === null) return;
-  if (!(await store.pages.group(pageId, groupId))) throw invalidField("groupId", "Choose a group of this page.");
-}
 
 /**
  * A status page's component groups (two levels, as Statuspage's): a group sits among the page's ungrouped items and
@@ -45,11 +41,9 @@ export function groupRoutes({ store, clock, changed }: PageResourceDeps) {
       errors: [400, 401, 403, 404, 409, 413, 415],
       async handler({ params, body, principal }) {
         await loadWorkspacePage(store, principal, params.id);
-        if ((await store.pages.countGroups(params.id)) >= MAX_GROUPS) {
-          throw limitReached(`a status page has at most ${MAX_GROUPS} groups`);
-        }
         const at = now();
-        const row = await store.pages.insertGroup(params.id, body, at).catch(nameTaken);
+        const row = await store.pages.insertGroup(params.id, body, at, MAX_GROUPS).catch(nameTaken);
+        if (row === "limit") throw limitReached(`a status page has at most ${MAX_GROUPS} groups`);
         await store.pages.touch(params.id, at);
         changed();
         return envelope(201, "Group added", ownerGroup(row));

@@ -5,7 +5,7 @@ import { conflict, invalidField, notFound } from "../http/errors.ts";
 import { route } from "../http/route.ts";
 import { isUniqueViolation } from "../store/connection.ts";
 import { ownerItem } from "../store/status-pages.ts";
-import { pageGroup } from "./groups.ts";
+import { unknownGroup } from "./groups.ts";
 import { loadWorkspacePage, PageParams, type PageResourceDeps } from "./workspace-pages.ts";
 
 const ItemParams = z.object({ id: PageId, itemId: ItemId });
@@ -33,23 +33,23 @@ export function itemRoutes({ store, clock, changed }: PageResourceDeps) {
         await loadWorkspacePage(store, p, params.id);
         const site = await store.sites.get(p.workspaceId, body.siteId);
         if (!site) throw invalidField("siteId", "Choose a site of this workspace.");
-        await pageGroup(store, params.id, body.groupId);
-        const groupId = body.groupId ?? null;
         const at = now();
         const row = await store.pages
-          .insertItem({
-            page_id: params.id,
-            site_id: site.id,
-            label: body.label ?? site.name,
-            visible: body.visible ? 1 : 0,
-            position: await store.pages.nextItemPosition(params.id, groupId),
-            group_id: groupId,
-            created_at: at,
-          })
+          .addItem(
+            {
+              page_id: params.id,
+              site_id: site.id,
+              label: body.label ?? site.name,
+              visible: body.visible ? 1 : 0,
+              created_at: at,
+            },
+            body.groupId ?? null,
+          )
           .catch((error) => {
             if (isUniqueViolation(error)) throw conflict("siteId", "This site is already on this status page.");
             throw error;
           });
+        if (row === "unknown-group") throw unknownGroup();
         await store.pages.touch(params.id, at);
         changed();
         return envelope(201, "Item added", ownerItem(row));
@@ -69,8 +69,8 @@ export function itemRoutes({ store, clock, changed }: PageResourceDeps) {
       errors: [400, 401, 403, 404, 413, 415],
       async handler({ params, body, principal }) {
         await loadWorkspacePage(store, principal, params.id);
-        await pageGroup(store, params.id, body.groupId);
         const row = await store.pages.updateItem(params.id, params.itemId, body);
+        if (row === "unknown-group") throw unknownGroup();
         if (!row) throw notFound("Item");
         await store.pages.touch(params.id, now());
         changed();

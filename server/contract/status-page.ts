@@ -358,7 +358,9 @@ export const GroupId = PageId.meta({ description: "Group id", example: "1" });
 
 /** How many groups a page may have. */
 export const MAX_GROUPS = 100;
-const Position = z.int().min(0).max(10_000);
+/** The highest position an item or group takes (one added after it ties with it). */
+export const MAX_POSITION = 1_000_000;
+const Position = z.int().min(0).max(MAX_POSITION);
 const ItemGroup = z.int().positive().max(MAX_ID).nullable().meta({
   description: "The page's group the item sits in (null: none, among the page's groups and ungrouped items)",
 });

@@ -168,7 +168,7 @@ export function hostedPages({ store, views, clock, publicUrl, embedDir, locale =
     if (scope !== undefined) {
       // One service's or group's feeds: the same 404 for one the page does not show (known without reading the
       // page's JSON again: its item and group ids are kept with the view).
-      if (!shownIdsOf(view)[scope.kind].has(scope.id) || kind === "status.json") return missing();
+      if (!shownIdsOf(view)[scope.kind]?.has(scope.id) || kind === "status.json") return missing();
       const vary = { vary: "Accept-Encoding" };
       return send(
         c,
@@ -228,7 +228,7 @@ export function hostedPages({ store, views, clock, publicUrl, embedDir, locale =
     if (!domain?.slug) return next();
     return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`);
   });
-  pages.get("/:kind{items|groups}/:id{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}", async (c, next) => {
+  pages.get("/:kind{(?:items|groups)}/:id{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}", async (c, next) => {
     const domain = await byDomain(c);
     if (!domain?.slug) return next();
     return feed(c, domain.slug, c.req.param("file") as "feed.xml", `https://${domain.host}/`, scopeOf(c));
@@ -244,7 +244,7 @@ export function hostedPages({ store, views, clock, publicUrl, embedDir, locale =
     return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`);
   });
   pages.get(
-    "/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/:kind{items|groups}/:id{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}",
+    "/:slug{[a-z0-9](?:[a-z0-9-]*[a-z0-9])?}/:kind{(?:items|groups)}/:id{[1-9][0-9]{0,9}}/:file{(?:feed|atom)\\.xml}",
     (c) => {
       const slug = c.req.param("slug");
       return feed(c, slug, c.req.param("file") as "feed.xml", `${publicUrl}/${slug}/`, scopeOf(c));

@@ -5,6 +5,7 @@ import {
   type GroupPatch,
   IncidentPolicy,
   type ItemPatch,
+  MAX_POSITION,
   type OwnerGroup,
   type OwnerItem,
   type StatusPage,
@@ -401,6 +402,45 @@ export class PageQueries extends Queries {
   }
 
   /**
+   * Puts a site on a page, last (in `groupId`'s members, or at the top level), with the page locked: concurrent
+   * additions and moves take their places one after another. "unknown-group" when the page has no such group.
+   */
+  async addItem(
+    row: Omit<ItemRow, "id" | "group_id" | "position">,
+    groupId: number | null,
+  ): Promise<ItemRow | "unknown-group"> {
+    return this.transaction(async (trx) => {
+      await this.lockPage(trx, row.page_id);
+      if (groupId !== null && !(await this.groupIn(trx, row.page_id, groupId))) return "unknown-group";
+      const position = await this.nextItemPosition(row.page_id, groupId, trx);
+      return trx
+        .insertInto("status_page_items")
+        .values({ ...row, group_id: groupId, position })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
+  }
+
+  /**
+   * Locks a page's row for the rest of the transaction (PostgreSQL; SQLite serialises writers already): its items'
+   * and groups' places change one writer at a time, and a group checked here is still there when an item joins it.
+   */
+  private async lockPage(trx: Kysely<Database>, pageId: number): Promise<void> {
+    if (this.dialect !== "postgres") return;
+    await trx.selectFrom("status_pages").select("id").where("id", "=", pageId).forUpdate().execute();
+  }
+
+  private async groupIn(trx: Kysely<Database>, pageId: number, groupId: number): Promise<boolean> {
+    const row = await trx
+      .selectFrom("status_page_groups")
+      .select("id")
+      .where("page_id", "=", pageId)
+      .where("id", "=", groupId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
    * Where a new entry goes last: among a group's members, or (no group) among the page's groups and ungrouped items,
    * whose positions share one order.
    */
@@ -418,15 +458,21 @@ export class PageQueries extends Queries {
       .selectFrom(all.as("p"))
       .select((eb) => eb.fn.max("p.position").as("p"))
       .executeTakeFirst();
-    return row?.p === null || row?.p === undefined ? 0 : Number(row.p) + 1;
+    // At the top of the range an owner may give, it ties with what is there (the lower id first).
+    return row?.p === null || row?.p === undefined ? 0 : Math.min(Number(row.p) + 1, MAX_POSITION);
   }
 
   /**
-   * Changes an item's label, visibility, group or position (what the patch names); the item, or undefined if none.
-   * Moved to another group without a position, it goes last there. The group is the caller's to have checked.
+   * Changes an item's label, visibility, group or position (what the patch names), with the page locked; the item,
+   * undefined if none, or "unknown-group" when the patch names a group the page does not have. Moved to another
+   * group without a position, it goes last there.
    */
-  async updateItem(pageId: number, id: number, patch: ItemPatch): Promise<ItemRow | undefined> {
+  async updateItem(pageId: number, id: number, patch: ItemPatch): Promise<ItemRow | undefined | "unknown-group"> {
     return this.transaction(async (trx) => {
+      await this.lockPage(trx, pageId);
+      if (typeof patch.groupId === "number" && !(await this.groupIn(trx, pageId, patch.groupId))) {
+        return "unknown-group";
+      }
       const current = await trx
         .selectFrom("status_page_items")
         .selectAll()
@@ -479,23 +525,25 @@ export class PageQueries extends Queries {
       .executeTakeFirst();
   }
 
-  async countGroups(pageId: number): Promise<number> {
-    const row = await this.db
-      .selectFrom("status_page_groups")
-      .select((eb) => eb.fn.countAll().as("n"))
-      .where("page_id", "=", pageId)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
-  }
-
-  /** A new group, last among the page's groups and ungrouped items unless `position` says. */
+  /**
+   * A new group, last among the page's groups and ungrouped items unless `position` says, with the page locked; "limit"
+   * when the page has `max` groups already.
+   */
   async insertGroup(
     pageId: number,
     group: { name: string; description: string; collapsed: boolean; position?: number },
     now: string,
-  ): Promise<GroupRow> {
-    return this.transaction(async (trx) =>
-      trx
+    max: number,
+  ): Promise<GroupRow | "limit"> {
+    return this.transaction(async (trx) => {
+      await this.lockPage(trx, pageId);
+      const count = await trx
+        .selectFrom("status_page_groups")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("page_id", "=", pageId)
+        .executeTakeFirst();
+      if (Number(count?.n ?? 0) >= max) return "limit";
+      return trx
         .insertInto("status_page_groups")
         .values({
           page_id: pageId,
@@ -506,8 +554,8 @@ export class PageQueries extends Queries {
           created_at: now,
         })
         .returningAll()
-        .executeTakeFirstOrThrow(),
-    );
+        .executeTakeFirstOrThrow();
+    });
   }
 
   /** Changes what the patch names; the group, or undefined if the page has none by this id. */
@@ -533,11 +581,11 @@ export class PageQueries extends Queries {
    */
   async deleteGroup(pageId: number, id: number): Promise<boolean> {
     return this.transaction(async (trx) => {
+      await this.lockPage(trx, pageId);
       const groups = await trx
         .selectFrom("status_page_groups")
         .select(["id", "position"])
         .where("page_id", "=", pageId)
-        .$if(this.dialect === "postgres", (qb) => qb.forUpdate())
         .execute();
       if (!groups.some((g) => g.id === id)) return false;
       const items = await trx

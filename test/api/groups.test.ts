@@ -225,6 +225,16 @@ describeStores("component groups", (kind) => {
     const empty = await p.group({ name: "Empty" });
     expect((await app.request(`/${p.slug}/groups/${empty.id}/feed.xml`)).status).toBe(404);
     expect((await app.request(`/${p.slug}/groups/999999/atom.xml`)).status).toBe(404);
+    // Only items/ and groups/ name feeds: nothing that merely begins or ends like them.
+    for (const path of [
+      `xgroups/${core.id}`,
+      `groupsx/${core.id}`,
+      `itemsfoo/${p.items.API}`,
+      `xitems/${p.items.API}`,
+    ]) {
+      const res = await app.request(`/${p.slug}/${path}/feed.xml`);
+      expect(res.status, path).toBe(404);
+    }
   });
 
   test("a paused member counts only when all are; unknown keeps a group from claiming operational", async () => {
@@ -304,6 +314,49 @@ describeStores("component groups", (kind) => {
     expect((await p.owner()).groups.map((g) => g.name)).toEqual(["Core", "Edge"]);
     expect((await other.owner()).groups.map((g) => g.name)).toEqual(["Theirs"]);
     expect((await p.owner()).items[0]?.groupId).toBeNull();
+  });
+
+  test("a group deleted while items move into it: every answer a 200 or a clear 4xx, and nothing half-written", async () => {
+    const p = await pageWith("A", "B", "C", "D", "E");
+    for (let round = 0; round < 8; round++) {
+      const group = await p.group({ name: `Round ${round}` });
+      const answers = await Promise.all([
+        p.api.delete(`${p.base}/groups/${group.id}`),
+        ...["A", "B", "C", "D", "E"].map((label) =>
+          p.api.patch(`${p.base}/items/${p.items[label]}`, { groupId: group.id }),
+        ),
+      ]);
+      for (const answer of answers) expect([200, 400], JSON.stringify(answer.json)).toContain(answer.status);
+      expect(answers[0]?.status).toBe(200);
+      // The group is gone and no item points at it; the page still shows every item.
+      const owner = await p.owner();
+      expect(owner.groups).toEqual([]);
+      expect(owner.items.every((i) => i.groupId === null)).toBe(true);
+      expect((await p.publicPage()).items).toHaveLength(5);
+    }
+  });
+
+  test("groups added at once never pass the limit; items added at once each go last, in distinct places", async () => {
+    const p = await pageWith();
+    for (let i = 0; i < 98; i++) await p.group({ name: `G${i}` });
+    const made = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => p.api.post(`${p.base}/groups`, { name: `Late ${i}` })),
+    );
+    expect(made.filter((r) => r.status === 201)).toHaveLength(2);
+    expect(made.filter((r) => r.status === 403).every((r) => r.json.error === "limit_reached")).toBe(true);
+    expect((await p.owner()).groups).toHaveLength(100);
+
+    const q = await pageWith();
+    const sites = await Promise.all(
+      ["One", "Two", "Three", "Four"].map(
+        async (name) =>
+          (await q.api.post("/public/v1/sites", { url: `https://${name.toLowerCase()}.example.com`, name })).json.data
+            .id as string,
+      ),
+    );
+    const added = await Promise.all(sites.map((siteId) => q.api.post(`${q.base}/items`, { siteId })));
+    expect(added.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    expect(new Set((await q.owner()).items.map((i) => i.position)).size).toBe(4);
   });
 
   test("a page has at most 100 groups", async () => {
