@@ -347,13 +347,13 @@ describeStores("visitors subscribe to a page by e-mail", (kind) => {
     expect((await ask()).status).toBe(202);
     await drain();
     expect(to("cy@example.com")).toHaveLength(1);
-    clock.advance(11 * 60_000);
-    await ask();
-    clock.advance(11 * 60_000);
-    await ask();
-    clock.advance(11 * 60_000);
-    await ask();
-    await drain();
+    // Each sent before the next is asked for: one tick delivers what waits at once, in any order, and the test
+    // needs to know which link is the newest.
+    for (let i = 0; i < 3; i++) {
+      clock.advance(11 * 60_000);
+      await ask();
+      await drain();
+    }
     const sent = to("cy@example.com");
     expect(sent).toHaveLength(3);
     // Only the newest link confirms.
