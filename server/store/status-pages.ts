@@ -643,7 +643,8 @@ interface Positioned {
   position: number;
 }
 
-const sortedByPosition = <T extends Positioned>(rows: readonly T[]) =>
+/** Rows in their place among siblings: by position, then the lower id. */
+export const sortedByPosition = <T extends Positioned>(rows: readonly T[]) =>
   [...rows].sort((a, b) => a.position - b.position || a.id - b.id);
 
 /**
@@ -655,7 +656,7 @@ export function topLevelOrder<G extends Positioned, I extends Positioned>(
   ungrouped: readonly I[],
 ): ((G & { kind: "group" }) | (I & { kind: "item" }))[] {
   return [
-    ...sortedByPosition(groups).map((g) => ({ ...g, kind: "group" as const })),
-    ...sortedByPosition(ungrouped).map((i) => ({ ...i, kind: "item" as const })),
+    ...groups.map((g) => ({ ...g, kind: "group" as const })),
+    ...ungrouped.map((i) => ({ ...i, kind: "item" as const })),
   ].sort((a, b) => a.position - b.position || (a.kind === b.kind ? a.id - b.id : a.kind === "group" ? -1 : 1));
 }

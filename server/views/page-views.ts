@@ -16,7 +16,7 @@ import {
 import { groupBy } from "../group-by.ts";
 import type { StoredIncident } from "../store/incidents.ts";
 import type { ShownOccurrence } from "../store/maintenance.ts";
-import { type ShownPage, topLevelOrder } from "../store/status-pages.ts";
+import { type ShownPage, sortedByPosition, topLevelOrder } from "../store/status-pages.ts";
 import type { Store } from "../store/store.ts";
 import { EncodedAnswer, Encodings } from "./compression.ts";
 import { PUBLIC_CORS, viewHeaders, weakEtag } from "./headers.ts";
@@ -310,7 +310,7 @@ function arranged(items: readonly ItemRowOfView[], groups: readonly GroupRowOfVi
   const top = topLevelOrder(shownGroups, ungrouped);
   const ordered = top.flatMap(({ kind, ...entry }) =>
     kind === "group"
-      ? [...(members.get(entry.id) ?? [])].sort((a, b) => a.position - b.position || a.id - b.id)
+      ? sortedByPosition(members.get(entry.id) ?? [])
       : [{ ...(entry as ItemRowOfView), group_id: null }],
   );
   return { ordered, groups: top.filter((entry) => entry.kind === "group") };
