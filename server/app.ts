@@ -13,6 +13,7 @@ import { embedPages } from "./api/embed.ts";
 import { groupRoutes } from "./api/groups.ts";
 import { healthRoutes } from "./api/health.ts";
 import { assetPages, ImageCache } from "./api/images.ts";
+import { importRoutes } from "./api/imports.ts";
 import { incidentRoutes } from "./api/incidents.ts";
 import { itemRoutes } from "./api/items.ts";
 import { maintenanceRoutes } from "./api/maintenance.ts";
@@ -160,6 +161,7 @@ export function createApp({
     ...pushRoutes({ inbox: pushInbox, clock, trustedProxies: config.trustedProxies }),
     ...statusPageRoutes({ store, clock, publicUrl: config.publicUrl, changed }),
     ...itemRoutes({ store, clock, changed }),
+    ...importRoutes({ store, clock, secrets, publicUrl: config.publicUrl, changed }),
     ...groupRoutes({ store, clock, changed }),
     ...incidentRoutes({ store, clock, changed }),
     ...alertChannelRoutes({

@@ -87,6 +87,7 @@ const LAYERS: [string, (path: string) => boolean][] = [
   ["store", (p) => under(p, "server/store")],
   ["net", (p) => under(p, "server/net")],
   ["domain", (p) => under(p, "server/engine", "server/accounts", "server/alerts")],
+  ["imports", (p) => under(p, "server/imports")],
   ["views", (p) => under(p, "server/views")],
   ["http toolkit", (p) => under(p, "server/http")],
   ["route owners", (p) => under(p, "server/api", "server/anon", "server/pages")],

@@ -1,6 +1,8 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { connect } from "node:net";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { type AddressInfo, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -15,6 +17,7 @@ import { loadConfig } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import type { Store } from "../server/store/store.ts";
 import { client, createPostgresDatabase, describeStores, freePort, makeApp, useStore } from "./helpers.ts";
+import { makeKumaDb } from "./support/uptime-kuma.ts";
 
 const execFileAsync = promisify(execFile);
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -516,6 +519,98 @@ describeStores("porchlight command", (kind) => {
     const bad = await porchlight(["token", "revoke"], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("Usage: porchlight token revoke");
+  });
+
+  test("import reads Uptime Kuma's database where it lies (never writing it), Statuspage by URL and Gatus; --dry-run writes nothing", async () => {
+    const owner = `importer-${kind.name}@example.com`;
+    expect((await run("user", "create", "--email", owner, "--plan", "stack")).code).toBe(0);
+    const user = await store.accounts.findUserByEmail(owner);
+    const sites = async () =>
+      (await store.sites.list(user?.workspace_id as string, 0, 100)).rows.map((s) => s.name).sort();
+    const folder = mkdtempSync(join(tmpdir(), "porchlight-cli-import-"));
+    const server = createServer((req, res) => {
+      const page = { id: "pg1", name: "Remote Status" };
+      const bodies: Record<string, unknown> = {
+        "/api/v2/summary.json": {
+          page,
+          components: [{ id: "c1", name: "Edge", position: 1, group: false, group_id: null }],
+        },
+        "/api/v2/incidents.json": { page, incidents: [] },
+      };
+      const body = bodies[req.url ?? ""];
+      res.writeHead(body ? 200 : 404, { "content-type": "application/json" });
+      res.end(JSON.stringify(body ?? { error: "not found" }));
+    });
+    try {
+      const kuma = join(folder, "kuma.db");
+      makeKumaDb(
+        kuma,
+        "2.x",
+        "INSERT INTO monitor (id, name, type, url, interval) VALUES (1, 'Shop', 'http', 'https://shop.test/', 60);",
+      );
+      const hash = createHash("sha256").update(readFileSync(kuma)).digest("hex");
+      const dry = await run("import", "uptime-kuma", kuma, "--email", owner, "--dry-run");
+      expect(dry.code).toBe(0);
+      expect(dry.out.split("\n").slice(0, 3)).toEqual([
+        "Uptime Kuma 2.x: would create 1 site; skipped nothing.",
+        "Nothing was written (--dry-run).",
+        "would create\tsite\tShop",
+      ]);
+      expect(await sites()).toEqual([]);
+      const real = await run("import", "uptime-kuma", kuma, "--email", owner);
+      expect(real.out).toMatch(
+        /^Uptime Kuma 2\.x: created 1 site; skipped nothing\.\ncreated\tsite\tShop \([0-9a-f]{24}\)$/,
+      );
+      expect(createHash("sha256").update(readFileSync(kuma)).digest("hex")).toBe(hash);
+      const again = await run("import", "uptime-kuma", kuma, "--email", owner);
+      expect(again.out).toContain("created nothing; skipped 1 site.");
+
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const { port } = server.address() as AddressInfo;
+      const remote = await run(
+        "import",
+        "statuspage",
+        `http://127.0.0.1:${port}/`,
+        "--email",
+        owner,
+        "--slug",
+        `remote-${kind.name}`,
+        "--bind",
+        "Edge=https://edge.test/?a=b",
+      );
+      expect(remote.code).toBe(0);
+      expect(remote.out).toContain(`created\tpage\tRemote Status`);
+      const edge = (await store.sites.list(user?.workspace_id as string, 0, 100)).rows.find((s) => s.name === "Edge");
+      expect(edge).toMatchObject({ url: "https://edge.test/?a=b", pause: 0 });
+
+      const yaml = join(folder, "config.yaml");
+      writeFileSync(
+        yaml,
+        "endpoints:\n  - name: api\n    url: https://api.test/\n    conditions: ['[STATUS] == 200']\n",
+      );
+      const gatus = await run("import", "gatus", yaml, "--email", owner, "--json", "--slug", `gatus-${kind.name}`);
+      expect(JSON.parse(gatus.out)).toMatchObject({
+        source: "gatus",
+        dryRun: false,
+        created: [{ kind: "site", name: "api" }, { kind: "page" }],
+      });
+      expect(await sites()).toEqual(["Edge", "Shop", "api"]);
+
+      writeFileSync(join(folder, "bad.yaml"), "{ not: [yaml");
+      const bad = await run("import", "gatus", join(folder, "bad.yaml"), "--email", owner);
+      expect(bad.code).toBe(1);
+      expect(bad.err).toMatch(/^Nothing was imported: This is not YAML/);
+      const viewer = `viewer-import-${kind.name}@example.com`;
+      await run("user", "create", "--email", viewer, "--join", owner, "--role", "viewer");
+      const refused = await run("import", "gatus", yaml, "--email", viewer);
+      expect(refused).toMatchObject({
+        code: 1,
+        err: `${viewer} is a viewer: only an owner, an admin or an editor imports`,
+      });
+    } finally {
+      server.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   test("serve listens where its flags say, ends its first start with the token's box, and stops with 0 (or 1 when forced)", async () => {

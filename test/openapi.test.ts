@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createConfig, lintFromString, type NormalizedProblem } from "@redocly/openapi-core";
 import { beforeAll, describe, expect, test, vi } from "vitest";
+import { IMPORT_TYPES } from "../server/contract/imports.ts";
 import { IMAGE_TYPES } from "../server/contract/status-page.ts";
 import type { Route } from "../server/http/route.ts";
 import type { Store } from "../server/store/store.ts";
@@ -56,10 +57,10 @@ const LINT_CONFIG = {
         "5XX": ["X-Request-Id"],
       },
     },
-    // JSON, and the images a page's logo and favicon upload takes.
+    // JSON, the images a page's logo and favicon upload takes, and the files an import reads.
     "request-mime-type": {
       severity: "error",
-      allowedValues: ["application/json", ...Object.values(IMAGE_TYPES)],
+      allowedValues: ["application/json", ...Object.values(IMAGE_TYPES), ...Object.values(IMPORT_TYPES).flat()],
     },
     // JSON, and the status badges' SVG images.
     "response-mime-type": { severity: "error", allowedValues: ["application/json", "image/svg+xml", "text/csv"] },

@@ -6,6 +6,7 @@ import { PLANS, ROLES } from "../contract/account.ts";
 import type { RdapBootstrap } from "../engine/domain.ts";
 import type { Store } from "../store/store.ts";
 import { type Io, tokenCreate, tokenList, tokenRevoke, userCreate, userLink } from "./accounts.ts";
+import type { ImportOptions } from "./imports.ts";
 import { Refusal } from "./refusal.ts";
 
 export type { Io };
@@ -235,6 +236,52 @@ function buildProgram(deps: CliDeps): Command {
   act(tokenRevokeCommand, async (options, [id]) => {
     await deps.withStore(config(options), (store) => tokenRevoke(store, id as string, io, deps.now()));
   });
+
+  const imports = program
+    .command("import")
+    .description(
+      "moves monitors, status pages, incidents and maintenance in from another tool; twice creates nothing twice",
+    );
+  const importFrom = (
+    name: "uptime-kuma" | "statuspage" | "gatus",
+    argument: string,
+    description: string,
+    extra: (command: Command) => Command = (c) => c,
+  ) => {
+    const command = extra(
+      imports
+        .command(name)
+        .description(description)
+        .argument(argument)
+        .requiredOption("--email <email>", "an owner, admin or editor of the workspace that receives it")
+        .option("--dry-run", "prints what would be created and skipped; writes nothing")
+        .option("--json", "prints the report as JSON"),
+    ).addOption(envOption("dataDir"));
+    act<ImportOptions>(command, async (options, [file]) => {
+      const loaded = config(options);
+      const { importCommand } = await import("./imports.ts");
+      await deps.withStore(loaded, (store) =>
+        importCommand(store, loaded, name, file as string, options, io, deps.now()),
+      );
+    });
+  };
+  importFrom("uptime-kuma", "<kuma.db>", "Uptime Kuma 1.23 or 2.x, from its SQLite database (opened read-only)");
+  importFrom(
+    "statuspage",
+    "<source>",
+    "Atlassian Statuspage: a page's address (its /api/v2/ JSON), a folder of saved files, or summary.json",
+    (c) =>
+      c
+        .option("--slug <slug>", "the new page's slug (default: from its name)")
+        .option(
+          "--bind <component=url>",
+          "the address to check for a component, by name or id (repeatable); others are paused until given one",
+          (value: string, previous: string[] = []) => [...previous, value],
+        ),
+  );
+  importFrom("gatus", "<config.yaml>", "Gatus, from its YAML configuration", (c) =>
+    c.option("--slug <slug>", "the new page's slug (default: from ui.title)"),
+  );
 
   return program;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
+import { MAX_IMPORT_FILE_BYTES } from "../contract/imports.ts";
 import { MAX_IMAGE_BYTES } from "../contract/status-page.ts";
 import type { Logger } from "../log.ts";
 
@@ -115,9 +116,13 @@ const IMAGE_UPLOAD = /^\/public\/v1\/status-pages\/[^/]+\/(?:logo|favicon)$/;
 const SUBSCRIBER_IMPORT = /^\/public\/v1\/status-pages\/[^/]+\/subscribers\/import$/;
 export const MAX_IMPORT_BYTES = 1024 * 1024;
 
+/** A workspace import's file (an Uptime Kuma database, most often): contract/imports.ts's MAX_IMPORT_FILE_BYTES. */
+const WORKSPACE_IMPORT = /^\/public\/v1\/imports\/[^/]+$/;
+
 /** The most bytes a request body to `path` may have. */
 export function bodyLimitOf(path: string): number {
   if (SUBSCRIBER_IMPORT.test(path)) return MAX_IMPORT_BYTES;
+  if (WORKSPACE_IMPORT.test(path)) return MAX_IMPORT_FILE_BYTES;
   return IMAGE_UPLOAD.test(path) ? MAX_IMAGE_BYTES : MAX_BODY_BYTES;
 }
 

@@ -26,6 +26,8 @@ export const TAGS = {
     "Visitors told by e-mail when a page's incident is published, updated or resolved: a double opt-in sign-up on the page, one-click unsubscribe (RFC 8058) and a page to choose services from every message, with no account; the owner's list of subscribers. A page takes subscriptions once its owner allows them (subscriptions.enabled).",
   "Anonymous utilities":
     "A domain snapshot and a 24-hour report by e-mail, for anyone: no credentials, limited per client (an IPv4 address or an IPv6 /64). CORS is open to any origin.",
+  Imports:
+    "Moving in from Uptime Kuma (its kuma.db), Atlassian Statuspage (its v2 JSON) or Gatus (its YAML): monitors become sites, pages keep their groups, order, incidents and custom domains, maintenance becomes windows. dryRun=true previews; importing the same file again creates nothing twice; the report lists what was created and what was skipped, and why.",
   Account:
     "Signing in to the dashboard (a session cookie with a CSRF token), one-time links for a first password, a reset or an invitation, password changes and the optional TOTP second factor. Every write made with the session cookie must send X-CSRF-Token and come from the same origin.",
   Members: "A workspace's members, invitations and roles, the caller's API tokens, and the plan with its usage.",

@@ -100,8 +100,8 @@ export class MaintenanceQueries extends Queries {
     return row && (await this.withSites([row]))[0];
   }
 
-  async count(workspaceId: string): Promise<number> {
-    const row = await this.db
+  async count(workspaceId: string, trx: Kysely<Database> = this.db): Promise<number> {
+    const row = await trx
       .selectFrom("maintenance_windows")
       .select((eb) => eb.fn.countAll<number | string>().as("n"))
       .where("workspace_id", "=", workspaceId)
@@ -201,6 +201,21 @@ export class MaintenanceQueries extends Queries {
       if (error instanceof Outcome) return error.outcome;
       throw error;
     }
+  }
+
+  /**
+   * Writes a new window on new sites within the caller's transaction (an import's): nothing to lock or compare, and
+   * no subscriber yet to tell (the sites were made in the same transaction).
+   */
+  async insertNew(trx: Kysely<Database>, stored: StoredWindow, occurrences: Interval[]): Promise<void> {
+    const { sites, ...window } = stored;
+    await trx.insertInto("maintenance_windows").values(window).execute();
+    await trx
+      .insertInto("maintenance_window_sites")
+      .values(sites.map((site_id) => ({ window_id: window.id, site_id })))
+      .execute();
+    await this.insertOccurrences(trx, window.id, occurrences, window.ended_at);
+    await this.rejudge(trx, sites, window.updated_at);
   }
 
   async delete(workspaceId: string, id: string, now: string): Promise<boolean> {

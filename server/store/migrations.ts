@@ -760,6 +760,22 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       }),
     },
+    "0020_import_origins": {
+      up: atomically(dialect, async (db) => {
+        // What each import created, by the source's own key for it: importing the same file again finds its
+        // objects here and creates nothing twice. object_id is the site's, page's or window's id (text for all).
+        await db.schema
+          .createTable("import_origins")
+          .addColumn("workspace_id", "text", (c) => c.notNull().references("workspaces.id").onDelete("cascade"))
+          .addColumn("source", "text", (c) => c.notNull())
+          .addColumn("key", "text", (c) => c.notNull())
+          .addColumn("kind", "text", (c) => c.notNull())
+          .addColumn("object_id", "text", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addPrimaryKeyConstraint("import_origins_pk", ["workspace_id", "source", "key"])
+          .execute();
+      }),
+    },
   };
 }
 

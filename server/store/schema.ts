@@ -323,6 +323,15 @@ export interface Database {
     group_id: number | null;
     created_at: string;
   };
+  /** What an import created, by the source's key for it (imports/apply.ts). */
+  import_origins: {
+    workspace_id: string;
+    source: string;
+    key: string;
+    kind: string;
+    object_id: string;
+    created_at: string;
+  };
   status_page_groups: {
     id: Generated<number>;
     page_id: number;

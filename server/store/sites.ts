@@ -1,4 +1,4 @@
-import { type Insertable, sql } from "kysely";
+import { type Insertable, type Kysely, sql } from "kysely";
 import { RESCHEDULING_COLUMNS, scheduleSoon } from "./checks.ts";
 import { type Connection, Queries } from "./connection.ts";
 import type { IncidentQueries } from "./incidents.ts";
@@ -69,12 +69,13 @@ export class SiteQueries extends Queries {
     return this.db.selectFrom("sites").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
-  /** Inserts a site and schedules its first check in each of its regions within seconds. */
-  async insert(row: Insertable<Database["sites"]>): Promise<void> {
-    await this.transaction(async (trx) => {
+  /** Inserts a site and schedules its first check in each of its regions within seconds (in `within` if given). */
+  async insert(row: Insertable<Database["sites"]>, within?: Kysely<Database>): Promise<void> {
+    const write = async (trx: Kysely<Database>) => {
       await trx.insertInto("sites").values(row).execute();
       await scheduleSoon(trx, row.id, JSON.parse(row.regions), row.created_at);
-    });
+    };
+    await (within ? write(within) : this.transaction(write));
   }
 
   /**

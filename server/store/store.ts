@@ -8,6 +8,7 @@ import { AlertQueries } from "./alerts.ts";
 import { AnonQueries } from "./anon-jobs.ts";
 import { CheckQueries } from "./checks.ts";
 import { Connection, type Db, type Dialect, isUniqueViolation } from "./connection.ts";
+import { ImportQueries } from "./imports.ts";
 import { IncidentQueries } from "./incidents.ts";
 import { MaintenanceQueries } from "./maintenance.ts";
 import { migrateToLatest } from "./migrations.ts";
@@ -106,6 +107,7 @@ export class Store extends Connection {
   readonly checks: CheckQueries;
   readonly anon: AnonQueries;
   readonly subscribers: SubscriberQueries;
+  readonly imports: ImportQueries;
 
   /**
    * @param othersWrote a number that changes when another connection commits to the database (SQLite): the
@@ -129,6 +131,7 @@ export class Store extends Connection {
     this.views = new ViewQueries(this, this.sites, this.incidents);
     this.checks = new CheckQueries(this, this.pages, this.incidents, this.alerts);
     this.anon = new AnonQueries(this);
+    this.imports = new ImportQueries(this);
   }
 
   async migrate(): Promise<void> {

@@ -1,0 +1,141 @@
+/**
+ * Moving in from another tool: an Uptime Kuma database, Statuspage's v2 JSON or a Gatus configuration, uploaded,
+ * previewed (dryRun) and imported. The work is imports/'s, shared with the `porchlight import` command.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import type { SecretBox } from "../accounts/sealed.ts";
+import type { Clock } from "../clock.ts";
+import { Envelope, envelope } from "../contract/common.ts";
+import {
+  IMPORT_TYPES,
+  ImportReport,
+  ImportSourceName,
+  MAX_IMPORT_FILE_BYTES,
+  StatuspageUpload,
+} from "../contract/imports.ts";
+import { Slug } from "../contract/status-page.ts";
+import { ApiError, badRequest } from "../http/errors.ts";
+import { route } from "../http/route.ts";
+import { applyPlan } from "../imports/apply.ts";
+import { planGatus } from "../imports/gatus.ts";
+import { type ImportPlan, ImportRefused } from "../imports/plan.ts";
+import { planStatuspage } from "../imports/statuspage.ts";
+import { planUptimeKuma } from "../imports/uptime-kuma.ts";
+import type { Store } from "../store/store.ts";
+import { newPushToken, pushUrl } from "./push.ts";
+
+export interface ImportDeps {
+  store: Store;
+  clock: Clock;
+  secrets: SecretBox;
+  publicUrl: string;
+  /** Called after an import that wrote something: pages and sites changed. */
+  changed: () => void;
+}
+
+const Params = z.object({ source: ImportSourceName });
+const Query = z.object({
+  dryRun: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true")
+    .meta({ description: "true: answer what would be created and skipped, and write nothing" }),
+  slug: Slug.optional().meta({ description: "statuspage and gatus: the new page's slug (default: from its name)" }),
+});
+
+const TYPES = IMPORT_TYPES;
+
+const refused = (message: string) => badRequest(`Nothing was imported: ${message}`);
+
+/** The plan for an upload, or a 400 saying why the file cannot be imported (nothing is written then). */
+async function planOf(source: keyof typeof TYPES, bytes: Uint8Array, slug: string | undefined, now: Date) {
+  try {
+    if (source === "uptime-kuma") {
+      // better-sqlite3 reads files: the upload goes to a private folder for as long as it is read.
+      const dir = mkdtempSync(join(tmpdir(), "porchlight-import-"));
+      try {
+        writeFileSync(join(dir, "kuma.db"), bytes, { mode: 0o600 });
+        return planUptimeKuma(join(dir, "kuma.db"), now);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    if (source === "gatus") return planGatus(text, { slug });
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ImportRefused("the body is not JSON.");
+    }
+    const upload = StatuspageUpload.safeParse(body);
+    // summary.json alone is accepted too, as saved from the page.
+    const files =
+      upload.success && upload.data.summary !== undefined
+        ? {
+            summary: upload.data.summary,
+            incidents: upload.data.incidents,
+            maintenances: upload.data.scheduledMaintenances,
+          }
+        : { summary: body };
+    return planStatuspage(files, { slug }, now);
+  } catch (error) {
+    if (error instanceof ImportRefused) throw refused(error.message);
+    if (error instanceof TypeError) throw refused("the file is not UTF-8 text.");
+    throw error;
+  }
+}
+
+export function importRoutes({ store, clock, secrets, publicUrl, changed }: ImportDeps) {
+  return [
+    route({
+      method: "post",
+      path: "/public/v1/imports/{source}",
+      operationId: "importWorkspace",
+      summary: "Import monitors, pages, incidents and maintenance from another tool",
+      description:
+        "The body is the file: uptime-kuma takes kuma.db's bytes (application/octet-stream; opened read-only), statuspage summary.json or {summary, incidents, scheduledMaintenances} (application/json), gatus its YAML. With dryRun=true nothing is written and the answer is the preview. An import writes everything or nothing; importing the same file again creates nothing twice. A file that is not the tool's, or is damaged, answers 400 and nothing is written. A new push site's address is in the answer, shown this once.",
+      tag: "Imports",
+      access: "token",
+      permission: "sites:write",
+      params: Params,
+      query: Query,
+      upload: {
+        types: [...new Set(Object.values(TYPES).flat())],
+        description: "The file to import",
+        maxBytes: MAX_IMPORT_FILE_BYTES,
+      },
+      response: {
+        status: 200,
+        description: "What was (or would be) created and skipped",
+        schema: Envelope(ImportReport),
+      },
+      errors: [400, 401, 403, 413, 415],
+      async handler({ params, query, principal: p, c }) {
+        const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+        if (!(TYPES[params.source] as readonly string[]).includes(type)) {
+          throw new ApiError(415, "unsupported_media_type", `Send the file as ${TYPES[params.source].join(" or ")}`);
+        }
+        const bytes = new Uint8Array(await c.req.arrayBuffer());
+        if (bytes.length === 0) throw badRequest("Send the file as the request's body.");
+        const now = clock.now();
+        const plan: ImportPlan = await planOf(params.source, bytes, query.slug, now);
+        const report = await applyPlan(
+          {
+            store,
+            seal: (plain) => secrets.seal(plain),
+            newPush: newPushToken,
+            pushUrl: (token) => pushUrl(publicUrl, token),
+          },
+          plan,
+          { workspaceId: p.workspaceId, plan: p.plan, now, dryRun: query.dryRun },
+        );
+        if (!query.dryRun && report.created.length > 0) changed();
+        return envelope(200, query.dryRun ? "Import preview" : "Imported", report);
+      },
+    }),
+  ];
+}
