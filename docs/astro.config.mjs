@@ -43,7 +43,7 @@ export default defineConfig({
       pagination: true,
       tableOfContents: { minHeadingLevel: 2, maxHeadingLevel: 3 },
       sidebar: [
-        { label: "Start here", items: ["getting-started", "dashboard", "configuration", "cli"] },
+        { label: "Start here", items: ["getting-started", "dashboard", "configuration", "cli", "importing"] },
         {
           label: "API",
           items: [

@@ -46,6 +46,7 @@ describeStores("store", (kind) => {
       "0017_subscribers",
       "0018_resolution_hold",
       "0019_groups",
+      "0020_import_origins",
     ]);
     await again.close();
   });

@@ -10,9 +10,9 @@ import type { SecretBox } from "../accounts/sealed.ts";
 import type { Clock } from "../clock.ts";
 import { Envelope, envelope } from "../contract/common.ts";
 import {
+  IMPORT_SOURCES,
   IMPORT_TYPES,
   ImportReport,
-  ImportSourceName,
   MAX_IMPORT_FILE_BYTES,
   StatuspageUpload,
 } from "../contract/imports.ts";
@@ -36,14 +36,15 @@ export interface ImportDeps {
   changed: () => void;
 }
 
-const Params = z.object({ source: ImportSourceName });
 const Query = z.object({
   dryRun: z
     .enum(["true", "false"])
     .default("false")
     .transform((v) => v === "true")
     .meta({ description: "true: answer what would be created and skipped, and write nothing" }),
-  slug: Slug.optional().meta({ description: "statuspage and gatus: the new page's slug (default: from its name)" }),
+});
+const PageQuery = Query.extend({
+  slug: Slug.optional().meta({ description: "The new page's slug (default: from its name)" }),
 });
 
 const TYPES = IMPORT_TYPES;
@@ -89,40 +90,51 @@ async function planOf(source: keyof typeof TYPES, bytes: Uint8Array, slug: strin
   }
 }
 
+/** What each source's route says of its body. */
+const SOURCES: Record<(typeof IMPORT_SOURCES)[number], { summary: string; body: string }> = {
+  "uptime-kuma": {
+    summary: "Import an Uptime Kuma database",
+    body: "The body is kuma.db's bytes (Uptime Kuma 1.23 or 2.x with SQLite), opened read-only: its monitors, status pages, incidents and maintenance.",
+  },
+  statuspage: {
+    summary: "Import a Statuspage page from its v2 JSON",
+    body: "The body is the page's /api/v2/summary.json, or {summary, incidents, scheduledMaintenances} with the other two documents: its components, groups, incidents and maintenance. Components become paused push sites, to be given an address.",
+  },
+  gatus: {
+    summary: "Import a Gatus configuration",
+    body: "The body is the YAML: its endpoints (HTTP, TCP, DNS, ICMP, TLS) and conditions, as sites on one new page grouped by their group.",
+  },
+};
+
 export function importRoutes({ store, clock, secrets, publicUrl, changed }: ImportDeps) {
-  return [
+  return IMPORT_SOURCES.map((source) =>
     route({
       method: "post",
-      path: "/public/v1/imports/{source}",
-      operationId: "importWorkspace",
-      summary: "Import monitors, pages, incidents and maintenance from another tool",
-      description:
-        "The body is the file: uptime-kuma takes kuma.db's bytes (application/octet-stream; opened read-only), statuspage summary.json or {summary, incidents, scheduledMaintenances} (application/json), gatus its YAML. With dryRun=true nothing is written and the answer is the preview. An import writes everything or nothing; importing the same file again creates nothing twice. A file that is not the tool's, or is damaged, answers 400 and nothing is written. A new push site's address is in the answer, shown this once.",
+      path: `/public/v1/imports/${source}`,
+      operationId: `import${source.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}`,
+      summary: SOURCES[source].summary,
+      description: `${SOURCES[source].body} With dryRun=true nothing is written and the answer is the preview. An import writes everything or nothing; importing the same file again creates nothing twice. A file that is not the tool's, or is damaged, answers 400 and nothing is written. A new push site's address is in the answer, shown this once. At most ${MAX_IMPORT_FILE_BYTES[source] / 1024 / 1024} MiB; the porchlight import command reads any size.`,
       tag: "Imports",
       access: "token",
       permission: "sites:write",
-      params: Params,
-      query: Query,
-      upload: {
-        types: [...new Set(Object.values(TYPES).flat())],
-        description: "The file to import",
-        maxBytes: MAX_IMPORT_FILE_BYTES,
-      },
+      query: source === "uptime-kuma" ? Query : PageQuery,
+      upload: { types: [...TYPES[source]], description: "The file to import", maxBytes: MAX_IMPORT_FILE_BYTES[source] },
       response: {
         status: 200,
         description: "What was (or would be) created and skipped",
         schema: Envelope(ImportReport),
       },
       errors: [400, 401, 403, 413, 415],
-      async handler({ params, query, principal: p, c }) {
+      async handler({ query, principal: p, c }) {
         const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-        if (!(TYPES[params.source] as readonly string[]).includes(type)) {
-          throw new ApiError(415, "unsupported_media_type", `Send the file as ${TYPES[params.source].join(" or ")}`);
+        if (!(TYPES[source] as readonly string[]).includes(type)) {
+          throw new ApiError(415, "unsupported_media_type", `Send the file as ${TYPES[source].join(" or ")}`);
         }
         const bytes = new Uint8Array(await c.req.arrayBuffer());
         if (bytes.length === 0) throw badRequest("Send the file as the request's body.");
         const now = clock.now();
-        const plan: ImportPlan = await planOf(params.source, bytes, query.slug, now);
+        const slug = "slug" in query ? (query.slug as string | undefined) : undefined;
+        const plan: ImportPlan = await planOf(source, bytes, slug, now);
         const report = await applyPlan(
           {
             store,
@@ -137,5 +149,5 @@ export function importRoutes({ store, clock, secrets, publicUrl, changed }: Impo
         return envelope(200, query.dryRun ? "Import preview" : "Imported", report);
       },
     }),
-  ];
+  );
 }

@@ -42,8 +42,15 @@ export const IMPORT_TYPES = {
   gatus: ["application/yaml", "application/x-yaml", "text/yaml", "text/plain"],
 } as const;
 
-/** The largest file an import reads through the API (the CLI reads any size). */
-export const MAX_IMPORT_FILE_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest file each import reads through the API (the CLI reads any size): a Kuma database holds its heartbeats
+ * (which are not imported) and grows; Statuspage's documents and a Gatus file are text of a few hundred kilobytes.
+ */
+export const MAX_IMPORT_FILE_BYTES = {
+  "uptime-kuma": 64 * 1024 * 1024,
+  statuspage: 8 * 1024 * 1024,
+  gatus: 1024 * 1024,
+} as const satisfies Record<(typeof IMPORT_SOURCES)[number], number>;
 
 /** A Statuspage import in one request: the three documents, the latter two optional. */
 export const StatuspageUpload = z

@@ -116,13 +116,14 @@ const IMAGE_UPLOAD = /^\/public\/v1\/status-pages\/[^/]+\/(?:logo|favicon)$/;
 const SUBSCRIBER_IMPORT = /^\/public\/v1\/status-pages\/[^/]+\/subscribers\/import$/;
 export const MAX_IMPORT_BYTES = 1024 * 1024;
 
-/** A workspace import's file (an Uptime Kuma database, most often): contract/imports.ts's MAX_IMPORT_FILE_BYTES. */
-const WORKSPACE_IMPORT = /^\/public\/v1\/imports\/[^/]+$/;
+/** A workspace import's file: contract/imports.ts's MAX_IMPORT_FILE_BYTES, by source. */
+const WORKSPACE_IMPORT = /^\/public\/v1\/imports\/(uptime-kuma|statuspage|gatus)$/;
 
 /** The most bytes a request body to `path` may have. */
 export function bodyLimitOf(path: string): number {
   if (SUBSCRIBER_IMPORT.test(path)) return MAX_IMPORT_BYTES;
-  if (WORKSPACE_IMPORT.test(path)) return MAX_IMPORT_FILE_BYTES;
+  const source = WORKSPACE_IMPORT.exec(path)?.[1] as keyof typeof MAX_IMPORT_FILE_BYTES | undefined;
+  if (source !== undefined) return MAX_IMPORT_FILE_BYTES[source];
   return IMAGE_UPLOAD.test(path) ? MAX_IMAGE_BYTES : MAX_BODY_BYTES;
 }
 

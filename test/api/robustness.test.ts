@@ -22,8 +22,15 @@ import {
   useStore,
 } from "../helpers.ts";
 
-/** hasBody: a JSON body; upload: a body of bytes in another media type (a page's logo or favicon). */
-type Operation = { method: string; path: string; security: unknown[]; hasBody: boolean; upload: boolean };
+/** hasBody: a JSON body; upload: a body of bytes in another media type (a page's logo or favicon, an import's file). */
+type Operation = {
+  method: string;
+  path: string;
+  security: unknown[];
+  hasBody: boolean;
+  upload: boolean;
+  types: string[];
+};
 
 function operations(doc: {
   paths: Record<string, Record<string, { security?: unknown[]; requestBody?: { content: Record<string, unknown> } }>>;
@@ -37,6 +44,7 @@ function operations(doc: {
         security: op.security ?? [],
         hasBody: op.requestBody?.content["application/json"] !== undefined,
         upload: op.requestBody !== undefined && op.requestBody.content["application/json"] === undefined,
+        types: Object.keys(op.requestBody?.content ?? {}),
       });
     }
   }
@@ -305,16 +313,19 @@ describeStores("every route: authentication, isolation and bad input", (kind) =>
         expect(envelope.message.length).toBeGreaterThan(5);
       }
     }
-    // A route that takes an image's bytes: JSON is another media type (415), and no bad body gets past its checks.
+    // A route that takes a file's bytes (an image, an import): JSON is another media type (415), and no bad body gets
+    // past its checks in the media type it takes.
     const uploads = tokenRoutes().filter((o) => o.upload);
     expect(uploads.length).toBeGreaterThan(0);
     for (const op of uploads) {
+      const type = op.types[0] as string;
       for (const [what, body, headers, status] of [
         ...badBodies.map(([what, body]) => [what, body, { "content-type": "application/json" }, 415] as const),
-        ...badBodies.map(([what, body]) => [`${what} as a PNG`, body, { "content-type": "image/png" }, 400] as const),
-        ["no content type", "x", {}, 415] as const,
-        ["a content type with odd parameters", "x", { "content-type": 'image/png; a="b;c"; ;=' }, 400] as const,
-        ["oversized image", "x".repeat(600 * 1024), { "content-type": "image/png" }, 413] as const,
+        ...badBodies.map(([what, body]) => [`${what} as ${type}`, body, { "content-type": type }, 400] as const),
+        // Bytes: a string body would be sent as text/plain, which a Gatus import takes.
+        ["no content type", new TextEncoder().encode("x"), {}, 415] as const,
+        ["a content type with odd parameters", "x", { "content-type": `${type}; a="b;c"; ;=` }, 400] as const,
+        ["oversized file", "x".repeat(bodyLimitOf(fill(op.path)) + 1024), { "content-type": type }, 413] as const,
       ]) {
         const res = await app.request(fill(op.path), {
           method: op.method,
