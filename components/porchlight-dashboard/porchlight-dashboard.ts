@@ -2,7 +2,7 @@ import { ContextProvider } from "@lit/context";
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
 import { api, setCsrf, whenSignedOut } from "./lib/api.ts";
 import { meContext } from "./lib/context.ts";
-import { BASE, navigate, type Route, routeOf } from "./lib/router.ts";
+import { BASE, follow, navigate, type Route, routeOf } from "./lib/router.ts";
 import { shared } from "./lib/styles.ts";
 import type { MeInfo, SessionInfo } from "./lib/types.ts";
 import "./screens/sign-in/sign-in.ts";
@@ -18,6 +18,7 @@ const SCREENS: Record<string, () => Promise<unknown>> = {
   maintenance: () => import("./screens/maintenance/maintenance.ts"),
   alerts: () => import("./screens/alerts/alerts.ts"),
   account: () => import("./screens/account/account.ts"),
+  import: () => import("./screens/import/import.ts"),
 };
 
 const NAV: [Route["screen"], string, string][] = [
@@ -227,8 +228,8 @@ export class PorchlightDashboard extends LitElement {
     this.screenReady = false;
     await load();
     this.screenReady = true;
-    const title =
-      this.route.screen === "subscribers" ? "Subscribers" : NAV.find(([screen]) => screen === this.route.screen)?.[1];
+    const own: Partial<Record<Route["screen"], string>> = { subscribers: "Subscribers", import: "Import" };
+    const title = own[this.route.screen] ?? NAV.find(([screen]) => screen === this.route.screen)?.[1];
     document.title = title ? `${title} · Porchlight` : "Porchlight";
   }
 
@@ -263,14 +264,14 @@ export class PorchlightDashboard extends LitElement {
     return html`
       <header class=${this.menuOpen ? "open" : ""} @keydown=${this.#closeOnEscape}>
         <div class="top">
-          <a class="brand" href=${BASE} @click=${this.#follow}>Porchlight</a>
+          <a class="brand" href=${BASE} @click=${follow}>Porchlight</a>
           <button type="button" class="menu" aria-expanded=${this.menuOpen ? "true" : "false"} aria-controls="nav"
             @click=${() => (this.menuOpen = !this.menuOpen)}>Menu</button>
           <nav aria-label="Dashboard" id="nav">
             <ul>
               ${NAV.map(
                 ([screen, label, href]) =>
-                  html`<li><a href=${href} @click=${this.#follow} aria-current=${this.#current(screen) ? "page" : nothing}>${label}</a></li>`,
+                  html`<li><a href=${href} @click=${follow} aria-current=${this.#current(screen) ? "page" : nothing}>${label}</a></li>`,
               )}
             </ul>
           </nav>
@@ -301,16 +302,10 @@ export class PorchlightDashboard extends LitElement {
     const r = this.route.screen;
     return (
       r === screen ||
-      (screen === "sites" && r === "site") ||
+      (screen === "sites" && (r === "site" || r === "import")) ||
       (screen === "pages" && (r === "page" || r === "subscribers"))
     );
   }
-
-  readonly #follow = (event: MouseEvent) => {
-    if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-    event.preventDefault();
-    navigate((event.currentTarget as HTMLAnchorElement).getAttribute("href") as string);
-  };
 
   #screen(): TemplateResult {
     const { screen, id } = this.route;
@@ -331,6 +326,8 @@ export class PorchlightDashboard extends LitElement {
         return html`<pl-alerts></pl-alerts>`;
       case "account":
         return html`<pl-account></pl-account>`;
+      case "import":
+        return html`<pl-import></pl-import>`;
       default:
         return html`<pl-sites></pl-sites>`;
     }

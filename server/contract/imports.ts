@@ -5,6 +5,7 @@ export const ImportSourceName = z.enum(IMPORT_SOURCES).meta({
   description:
     "uptime-kuma: its kuma.db; statuspage: its v2 summary.json (with incidents and maintenances); gatus: its YAML",
 });
+export type ImportSourceName = z.infer<typeof ImportSourceName>;
 
 const OBJECT_KINDS = ["site", "page", "group", "item", "incident", "maintenance", "condition", "setting"] as const;
 

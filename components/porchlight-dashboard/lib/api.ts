@@ -99,11 +99,21 @@ export async function allSites(): Promise<Site[]> {
   }
 }
 
-/** Sends a file's bytes as the body (a page's logo or favicon), with the session's CSRF token. */
-export async function upload<T>(path: string, file: File): Promise<T> {
+/**
+ * Sends a file's bytes as the body (a page's logo or favicon by PUT, an import's file by POST), with the session's
+ * CSRF token; as `type`, or the type the browser gave the file.
+ */
+export async function upload<T>(
+  path: string,
+  file: File,
+  options: { method?: "PUT" | "POST"; type?: string } = {},
+): Promise<T> {
   const res = await fetch(path, {
-    method: "PUT",
-    headers: { "content-type": file.type || "application/octet-stream", "x-csrf-token": csrfToken },
+    method: options.method ?? "PUT",
+    headers: {
+      "content-type": options.type ?? (file.type || "application/octet-stream"),
+      "x-csrf-token": csrfToken,
+    },
     credentials: "same-origin",
     body: file,
   });

@@ -11,6 +11,7 @@ export type Screen =
   | "maintenance"
   | "alerts"
   | "account"
+  | "import"
   | "sign-in"
   | "setup"
   | "reset"
@@ -29,6 +30,7 @@ const SIMPLE: Screen[] = [
   "maintenance",
   "alerts",
   "account",
+  "import",
   "sign-in",
   "setup",
   "reset",
@@ -51,4 +53,14 @@ export function navigate(path: string): void {
   history.pushState(null, "", path);
   dispatchEvent(new Event("pl-navigate"));
   scrollTo(0, 0);
+}
+
+/**
+ * A link's click, followed within the dashboard (`@click=${follow}` on an `<a href>`); a click that asks for a new
+ * tab or window (a modifier, the middle button) is left to the browser.
+ */
+export function follow(event: MouseEvent): void {
+  if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+  event.preventDefault();
+  navigate((event.currentTarget as HTMLAnchorElement).getAttribute("href") as string);
 }

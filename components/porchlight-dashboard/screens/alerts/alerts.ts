@@ -11,7 +11,7 @@ import { allSites, api, problemText } from "../../lib/api.ts";
 import { can, consumeMe } from "../../lib/context.ts";
 import { FormController } from "../../lib/form.ts";
 import { dateTime } from "../../lib/format.ts";
-import { BASE, navigate } from "../../lib/router.ts";
+import { BASE, follow } from "../../lib/router.ts";
 import { shared } from "../../lib/styles.ts";
 import type { Site } from "../../lib/types.ts";
 import { type CreatedChannel, TYPES } from "./channel-form.ts";
@@ -354,8 +354,7 @@ export class PlAlerts extends LitElement {
   #downNow(sites: Site[], rule: AlertRule): TemplateResult {
     const down = sites.filter((s) => s.status === "down");
     if (down.length === 0) return html`<p class="muted" style="margin-top:0.75rem">No site is down now.</p>`;
-    const link = (s: Site) =>
-      html`<a href=${`${BASE}sites/${s.id}`} @click=${(e: MouseEvent) => this.#follow(e)}>${s.name}</a>`;
+    const link = (s: Site) => html`<a href=${`${BASE}sites/${s.id}`} @click=${follow}>${s.name}</a>`;
     const reminders =
       rule.repeatMinutes === null ? "" : " and, while they stay down, the reminders the workspace's rule repeats";
     return html`<div class="notice" style="margin-top:0.75rem" id="down-now">
@@ -368,12 +367,6 @@ export class PlAlerts extends LitElement {
         }
       </p>
     </div>`;
-  }
-
-  #follow(event: MouseEvent): void {
-    if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-    event.preventDefault();
-    navigate((event.currentTarget as HTMLAnchorElement).getAttribute("href") as string);
   }
 
   #secret(shown: ShownSecret): TemplateResult {
@@ -469,7 +462,7 @@ export class PlAlerts extends LitElement {
         <fieldset ?disabled=${ro} style="border:0;padding:0;margin:0;min-width:0">
           <p class="muted">For every site without a rule of its own, to ${rule.channels === "all" ? "every channel" : `${rule.channels.length} chosen channels`}.
             A site can have its own rule in place of this one (which channels, which events, reminders): open it from
-            <a href=${BASE} @click=${(e: MouseEvent) => this.#follow(e)}>Sites</a> and set it on the site's screen.</p>
+            <a href=${BASE} @click=${follow}>Sites</a> and set it on the site's screen.</p>
           ${EVENTS.map(([key, label]) => html`<label class="check"><input type="checkbox" name=${key} ?checked=${rule.events[key]} /> ${label}</label>`)}
           <div class="field" style="margin-top:0.75rem"><label for="repeat">While a site stays down, remind</label>
             <select id="repeat" name="repeat" style="max-width:16rem" aria-invalid=${f.invalid("repeatMinutes")} aria-describedby=${f.describedBy("r", "repeatMinutes")}>

@@ -7,7 +7,7 @@ import { can, consumeMe } from "../../lib/context.ts";
 import { FormController, limitHint } from "../../lib/form.ts";
 import { dateTime } from "../../lib/format.ts";
 import { PollController } from "../../lib/poll.ts";
-import { BASE, navigate } from "../../lib/router.ts";
+import { BASE, follow, navigate } from "../../lib/router.ts";
 import { shared } from "../../lib/styles.ts";
 import type { Page, Site } from "../../lib/types.ts";
 import { allPages, NAME_MAX, PAGE_SIZES, pageMatches, pageOf, SLUG_MAX, slugOf } from "./list.ts";
@@ -341,11 +341,7 @@ export class PlPages extends LitElement {
     return html`<tr data-page=${page.id}>
       <td class="c-status"><span class="chip ${look}">${word}</span></td>
       <td class="c-name name">
-        <a href=${`${BASE}pages/${page.id}`} title=${page.name} @click=${(e: MouseEvent) => {
-          if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
-          e.preventDefault();
-          navigate(`${BASE}pages/${page.id}`);
-        }}>${page.name}</a>
+        <a href=${`${BASE}pages/${page.id}`} title=${page.name} @click=${follow}>${page.name}</a>
         <span class="line"><span class="chip ${look} m-only">${word}</span><small title=${`/${page.slug}`}>/${page.slug}</small></span>
       </td>
       <td class="c-visibility">${visibility}</td>

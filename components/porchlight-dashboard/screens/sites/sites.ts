@@ -6,7 +6,7 @@ import { api, problemText } from "../../lib/api.ts";
 import { can, consumeMe } from "../../lib/context.ts";
 import { ago, chip, dateTime, percent, refused, STATUS_LOOK, sparkline } from "../../lib/format.ts";
 import { POLL_MS, PollController } from "../../lib/poll.ts";
-import { BASE, navigate } from "../../lib/router.ts";
+import { BASE, follow, navigate } from "../../lib/router.ts";
 import { shared } from "../../lib/styles.ts";
 import type { Site } from "../../lib/types.ts";
 import {
@@ -546,7 +546,14 @@ export class PlSites extends LitElement {
             ${rows === undefined ? "Loading…" : html`${total} ${this.tag ? html`tagged <strong>${this.tag}</strong>` : "monitored"} · live, updated every ${POLL_MS / 1000} s`}
           </p>
         </div>
-        ${this.#canWrite ? html`<button class="primary" @click=${() => this.#openForm(null)}>Add a site</button>` : nothing}
+        ${
+          this.#canWrite
+            ? html`<div class="row">
+                <a class="button" href=${`${BASE}import`} @click=${follow}>Import</a>
+                <button class="primary" @click=${() => this.#openForm(null)}>Add a site</button>
+              </div>`
+            : nothing
+        }
       </div>
       ${poll?.error ? html`<p class="notice bad" role="alert">${problemText(poll.error)}</p>` : nothing}
       ${this.#outcome()}
@@ -650,7 +657,14 @@ export class PlSites extends LitElement {
         <h2>No sites yet</h2>
         <p class="muted">Add a website or an API, a TCP or TLS port, a DNS record, a host to ping, or a job's
           heartbeat, and Porchlight checks it around the clock.</p>
-        ${this.#canWrite ? html`<button class="primary" @click=${() => this.#openForm(null)}>Add your first site</button>` : nothing}
+        ${
+          this.#canWrite
+            ? html`<div class="row">
+                <button class="primary" @click=${() => this.#openForm(null)}>Add your first site</button>
+                <a class="button" href=${`${BASE}import`} @click=${follow}>Import from Uptime Kuma, Statuspage or Gatus</a>
+              </div>`
+            : nothing
+        }
       </div>`;
     }
     const shown = this.#shown(rows);
