@@ -64,7 +64,12 @@ async function planOf(source: keyof typeof TYPES, bytes: Uint8Array, slug: strin
         rmSync(dir, { recursive: true, force: true });
       }
     }
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      throw new ImportRefused("the file is not UTF-8 text.");
+    }
     if (source === "gatus") return planGatus(text, { slug });
     let body: unknown;
     try {
@@ -85,7 +90,6 @@ async function planOf(source: keyof typeof TYPES, bytes: Uint8Array, slug: strin
     return planStatuspage(files, { slug }, now);
   } catch (error) {
     if (error instanceof ImportRefused) throw refused(error.message);
-    if (error instanceof TypeError) throw refused("the file is not UTF-8 text.");
     throw error;
   }
 }
@@ -144,7 +148,9 @@ export function importRoutes({ store, clock, secrets, publicUrl, changed }: Impo
           },
           plan,
           { workspaceId: p.workspaceId, plan: p.plan, now, dryRun: query.dryRun },
-        );
+        ).catch((error: unknown) => {
+          throw error instanceof ImportRefused ? refused(error.message) : error;
+        });
         if (!query.dryRun && report.created.length > 0) changed();
         return envelope(200, query.dryRun ? "Import preview" : "Imported", report);
       },

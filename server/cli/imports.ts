@@ -137,7 +137,9 @@ export async function importCommand(
     },
     plan,
     { workspaceId: user.workspace_id, plan: user.plan, now, dryRun: options.dryRun === true },
-  );
+  ).catch((error: unknown) => {
+    throw error instanceof ImportRefused ? new Refusal(`Nothing was imported: ${error.message}`) : error;
+  });
   if (options.json) io.out(JSON.stringify(report, null, 2));
   else printReport(report, io);
 }

@@ -5,12 +5,12 @@ import { MAX_MAINTENANCE_MINUTES, MAX_MAINTENANCE_WINDOWS } from "../contract/ma
 import { protocolOf } from "../contract/monitor.ts";
 import { MAX_GROUPS, StatusPageCreate } from "../contract/status-page.ts";
 import { canonicalZone, type Expansion, expandWindow, normalRecurrence } from "../engine/maintenance.ts";
-import type { Transaction } from "../store/connection.ts";
+import { isUniqueViolation, type Transaction } from "../store/connection.ts";
 import type { StoredWindow } from "../store/maintenance.ts";
 import { newSiteRecord, type Seal } from "../store/site-columns.ts";
 import { newPageColumns } from "../store/status-pages.ts";
 import type { Store } from "../store/store.ts";
-import type { ImportPlan, PlannedPage, PlannedWindow, Skip } from "./plan.ts";
+import { type ImportPlan, ImportRefused, type PlannedPage, type PlannedWindow, type Skip } from "./plan.ts";
 
 export interface ApplyDeps {
   store: Store;
@@ -278,6 +278,8 @@ export async function applyPlan(deps: ApplyDeps, plan: ImportPlan, target: Apply
     return await store.transaction(run);
   } catch (error) {
     if (error instanceof Preview) return error.report;
+    // The planners skip what a file names twice; anything that still meets a unique rule is the file's, not ours.
+    if (isUniqueViolation(error)) throw new ImportRefused("the file names one object twice (the same id or name).");
     throw error;
   }
 }
@@ -303,7 +305,12 @@ async function expandAll(windows: PlannedWindow[], target: ApplyTarget, key: str
       durationMinutes: w.durationMinutes,
       recurrence: w.recurrence === null ? null : normalRecurrence(w.recurrence),
     };
-    out.set(w.key, await expandWindow(spec, target.now.getTime(), key));
+    try {
+      out.set(w.key, await expandWindow(spec, target.now.getTime(), key));
+    } catch {
+      // A start or rule the file holds that no calendar reads: that window is skipped, not the import.
+      out.set(w.key, { ok: false, problem: "its start or repetition cannot be read" });
+    }
   }
   return out;
 }

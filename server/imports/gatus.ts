@@ -254,7 +254,8 @@ export function planGatus(yamlText: string, options: { slug?: string | undefined
     sites,
     pages: [
       {
-        key: "page",
+        // A second file (another title or slug) is another page.
+        key: `page:${options.slug ?? slugify(title)}`,
         name: title.slice(0, 100),
         slug: options.slug ?? slugify(title),
         description: (config.ui?.description ?? "").slice(0, 1000),

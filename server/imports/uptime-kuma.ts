@@ -80,7 +80,8 @@ function siteOf(m: KumaRecord, groupNames: Map<number, string>): PlannedSite | S
     case "keyword":
     case "json-query": {
       const url = text(m.url).trim();
-      const codes = codesFrom(parseJson<string[]>(m.accepted_statuscodes_json, ["200-299"]));
+      const listed = parseJson<unknown>(m.accepted_statuscodes_json, ["200-299"]);
+      const codes = Array.isArray(listed) ? codesFrom(listed.map(String)) : null;
       if (!codes) return skip(`accepted status codes ${text(m.accepted_statuscodes_json)} cannot be listed`);
       const headers = parseJson<Record<string, unknown> | null>(m.headers, null);
       const auth = text(m.auth_method);
@@ -176,9 +177,11 @@ function windowOf(m: KumaRecord, siteKeys: string[], now: Date): Omit<PlannedWin
   if (strategy === "cron") return "a cron schedule is not converted: enter it as a repeating window";
   if (siteKeys.length === 0) return "it covers no imported monitor";
   if (strategy === "single") {
+    const at = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/;
     const from = Date.parse(text(m.start_date).replace(" ", "T"));
     const to = Date.parse(text(m.end_date).replace(" ", "T"));
-    if (Number.isNaN(from) || Number.isNaN(to) || to <= from) return "it has no valid start and end";
+    const readable = at.test(text(m.start_date)) && at.test(text(m.end_date));
+    if (!readable || Number.isNaN(from) || Number.isNaN(to) || to <= from) return "it has no valid start and end";
     // Local times in the window's zone: compare as UTC text, which is off by at most a day either way.
     if (to < now.getTime() - 86_400_000) return "it ended before the import";
     return {
@@ -197,11 +200,17 @@ function windowOf(m: KumaRecord, siteKeys: string[], now: Date): Omit<PlannedWin
   if (strategy === "recurring-interval") {
     recurrence = `FREQ=DAILY;INTERVAL=${Math.max(1, num(m.interval_day, 1))}`;
   } else if (strategy === "recurring-weekday") {
-    const days = parseJson<number[]>(m.weekdays, []).filter((d) => d >= 1 && d <= 7);
+    // Kuma numbers the days as JavaScript does, Sunday 0 (7 is read as Sunday too).
+    const listed = parseJson<unknown>(m.weekdays, []);
+    const days = (Array.isArray(listed) ? listed : []).filter(
+      (d): d is number => Number.isInteger(d) && d >= 0 && d <= 7,
+    );
     if (days.length === 0) return "no weekday is chosen";
-    recurrence = `FREQ=WEEKLY;BYDAY=${days.map((d) => WEEKDAYS[d - 1]).join(",")}`;
+    const byDay = [...new Set(days.map((d) => WEEKDAYS[(d + 6) % 7]))];
+    recurrence = `FREQ=WEEKLY;BYDAY=${byDay.join(",")}`;
   } else if (strategy === "recurring-day-of-month") {
-    const days = parseJson<(number | string)[]>(m.days_of_month, []);
+    const listed = parseJson<unknown>(m.days_of_month, []);
+    const days: unknown[] = Array.isArray(listed) ? listed : [];
     const mapped = days.map((d) => (d === "lastDay1" ? -1 : typeof d === "number" && d >= 1 && d <= 31 ? d : null));
     if (mapped.length === 0 || mapped.includes(null)) return `days of month ${text(m.days_of_month)} do not map`;
     recurrence = `FREQ=MONTHLY;BYMONTHDAY=${mapped.join(",")}`;

@@ -112,6 +112,9 @@ INSERT INTO monitor_maintenance (monitor_id, maintenance_id) VALUES (1, 1);
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The id of what has the focus, inside the dashboard's and the screen's shadow roots. */
+  const focusedId = (page: Page) =>
+    page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.shadowRoot?.activeElement?.id);
   const sitesTotal = async () => (await call("GET", "/public/v1/sites")).json.data.pagination.total as number;
 
   test("from the empty Sites screen: no file, then a file that is not Kuma's, refused with nothing written", async () => {
@@ -151,6 +154,8 @@ INSERT INTO monitor_maintenance (monitor_id, maintenance_id) VALUES (1, 1);
     await d.getByRole("button", { name: "Preview the import" }).click();
     await d.getByRole("heading", { name: "What this import would do" }).waitFor();
     expect(await d.getByText("Read kuma.db as Uptime Kuma 2.x.").count()).toBe(1);
+    // The form is gone: the focus is on the preview's heading, not lost to the page's body.
+    await expect.poll(() => focusedId(page)).toBe("pv-title");
 
     // The preview is the API's dry run, row for row; nothing is written yet.
     const expected = await dryRun(page, kumaFile, "application/octet-stream");

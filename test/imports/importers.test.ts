@@ -293,6 +293,51 @@ describeStores("importers", (kind) => {
     expect(await me.pages()).toEqual([]);
   });
 
+  test("what a file holds oddly is skipped or refused with a 400, never a 500: names twice, odd dates and lists", async () => {
+    const me = await owner();
+    // Two Gatus endpoints with the same group and name: refused as a whole, nothing written.
+    const twice = [
+      "endpoints:",
+      "  - {name: api, group: core, url: 'https://api.acme.test/', conditions: ['[STATUS] == 200']}",
+      "  - {name: api, group: core, url: 'https://api2.acme.test/', conditions: ['[STATUS] == 200']}",
+    ].join("\n");
+    const refusedTwice = await me.send("gatus", twice, "application/yaml");
+    expect(refusedTwice.status, JSON.stringify(refusedTwice.json)).toBe(400);
+    expect(refusedTwice.json.message).toBe(
+      "Nothing was imported: the file names one object twice (the same id or name).",
+    );
+    expect(await me.sites()).toEqual([]);
+
+    // Kuma: a single window with a date and no time, weekdays that are not a list, a Sunday-only window (Sunday is 0
+    // in Kuma), and status codes that are not a list.
+    const file = join(dir, `odd-${kind.name}.db`);
+    makeKumaDb(
+      file,
+      "2.x",
+      `
+INSERT INTO monitor (id, name, type, url, interval, accepted_statuscodes_json) VALUES (1, 'Website', 'http', 'https://www.acme.test/', 60, '{"a": 1}');
+INSERT INTO monitor (id, name, type, url, interval) VALUES (2, 'Shop', 'http', 'https://shop.acme.test/', 60);
+INSERT INTO maintenance (id, title, description, strategy, start_date, end_date, timezone, active)
+  VALUES (1, 'Date only', '', 'single', '2099-07-01', '2099-07-02', 'UTC', 1);
+INSERT INTO maintenance (id, title, description, strategy, start_date, start_time, end_time, weekdays, timezone, duration, active)
+  VALUES (2, 'Odd weekdays', '', 'recurring-weekday', '2026-01-05 00:00:00', '02:00', '03:00', '{"x": 1}', 'UTC', 3600, 1),
+         (3, 'Sunday backup', '', 'recurring-weekday', '2026-01-04 00:00:00', '02:00', '03:00', '[0]', 'UTC', 3600, 1);
+INSERT INTO monitor_maintenance (monitor_id, maintenance_id) VALUES (2, 1), (2, 2), (2, 3);
+`,
+    );
+    const res = await me.send("uptime-kuma", readFileSync(file), "application/octet-stream");
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const report = ImportReport.parse(res.json.data);
+    const skipped = Object.fromEntries(report.skipped.map((s) => [s.name, s.reason]));
+    expect(skipped.Website).toMatch(/status codes/);
+    expect(skipped["Date only"]).toBe("it has no valid start and end");
+    expect(skipped["Odd weekdays"]).toBe("no weekday is chosen");
+    const sunday = report.created.find((c) => c.name === "Sunday backup");
+    expect(sunday?.kind).toBe("maintenance");
+    const windows = await store.maintenance.list(me.workspaceId);
+    expect(JSON.stringify(windows)).toContain("BYDAY=SU");
+  });
+
   test("Statuspage v2 JSON: groups, components, incident history and upcoming maintenance", async () => {
     const page = {
       id: "y2j98763l5sh",

@@ -105,7 +105,7 @@ export async function allSites(): Promise<Site[]> {
  */
 export async function upload<T>(
   path: string,
-  file: File,
+  file: Blob,
   options: { method?: "PUT" | "POST"; type?: string } = {},
 ): Promise<T> {
   const res = await fetch(path, {

@@ -7,11 +7,15 @@ import { BASE, follow } from "../../lib/router.ts";
 import { shared } from "../../lib/styles.ts";
 import { countOf, KIND_WORD, SOURCES, type Source, tally } from "./words.ts";
 
-/** What was previewed: the answer, and the file and choices to send again when the owner confirms. */
+/**
+ * What was previewed: the answer, and the bytes and choices to send again when the owner confirms (the bytes as read
+ * for the preview, so a file changed on disk since is not imported unseen).
+ */
 interface Previewed {
   report: ImportReport;
   source: Source;
-  file: File;
+  name: string;
+  bytes: Blob;
   slug: string;
 }
 
@@ -197,12 +201,18 @@ export class PlImport extends LitElement {
     }
     const source = this.source;
     const slug = String(new FormData(form).get("slug") ?? "").trim();
-    const report = await f.submit(event, () => this.#send(source, file, slug, true));
-    if (report) this.preview = { report, source, file, slug };
+    const report = await f.submit(event, async () => {
+      const bytes = new Blob([await file.arrayBuffer()]);
+      return { bytes, report: await this.#send(source, bytes, slug, true) };
+    });
+    if (!report) return;
+    this.preview = { ...report, source, name: file.name, slug };
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>("#pv-title")?.focus();
   };
 
   /** The file to the source's route: as its media type, whatever the browser guessed from the file's name. */
-  #send(source: Source, file: File, slug: string, dryRun: boolean): Promise<ImportReport> {
+  #send(source: Source, file: Blob, slug: string, dryRun: boolean): Promise<ImportReport> {
     const query = new URLSearchParams();
     if (dryRun) query.set("dryRun", "true");
     if (slug && SOURCES[source].page) query.set("slug", slug);
@@ -217,8 +227,8 @@ export class PlImport extends LitElement {
     const f = this.#confirmForm;
     const count = report.created.length;
     return html`<section class="panel" aria-labelledby="pv-title">
-      <h2 id="pv-title" style="margin-top:0">What this import would do</h2>
-      <p>Read <strong>${p.file.name}</strong> as ${report.detected}. Nothing is written until you import.</p>
+      <h2 id="pv-title" tabindex="-1" style="margin-top:0">What this import would do</h2>
+      <p>Read <strong>${p.name}</strong> as ${report.detected}. Nothing is written until you import.</p>
       ${
         count > 0
           ? html`${this.#tally(report.created)}${this.#createdTable(report.created, false)}`
@@ -237,7 +247,7 @@ export class PlImport extends LitElement {
   readonly #confirm = async () => {
     const p = this.preview;
     if (!p) return;
-    const report = await this.#confirmForm.submit(null, () => this.#send(p.source, p.file, p.slug, false));
+    const report = await this.#confirmForm.submit(null, () => this.#send(p.source, p.bytes, p.slug, false));
     if (!report) return;
     this.preview = null;
     this.done = report;
@@ -245,12 +255,14 @@ export class PlImport extends LitElement {
     this.renderRoot.querySelector<HTMLElement>("#done-title")?.focus();
   };
 
-  readonly #again = () => {
+  readonly #again = async () => {
     this.preview = null;
     this.done = null;
     this.copied = "";
     this.#chooseForm.reset();
     this.#confirmForm.reset();
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>("#im-file")?.focus();
   };
 
   #done(report: ImportReport): TemplateResult {
