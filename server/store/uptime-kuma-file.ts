@@ -35,6 +35,8 @@ export function readKumaFile(path: string): KumaDump {
   let db: SQLite.Database;
   try {
     db = new SQLite(path, { readonly: true, fileMustExist: true });
+    // Someone else's file: its views and triggers may not call functions with side effects while it is read.
+    db.pragma("trusted_schema = OFF");
   } catch (error) {
     throw new ForeignFile(`The file cannot be opened: ${(error as Error).message}`);
   }

@@ -224,14 +224,18 @@ describe("attacker-shaped answers finish fast", () => {
     ["<", fill("<")],
     ["wp-content paths", fill("/wp-content/")],
     ["spaces", fill(" ")],
-  ])("256 KiB of %j", (_, body) => {
-    const headers = heavyHeaders;
-    const started = performance.now();
-    expect(detectCms(headers, body)).toBeTypeOf("string");
-    detectCdn(headers);
-    cloudflareChallenge(403, headers, body);
-    expect(performance.now() - started).toBeLessThan(250);
-  });
+  ])(
+    "256 KiB of %j",
+    (_, body) => {
+      // Linear work here takes milliseconds; a pattern that backtracks takes minutes on 256 KiB and fails on the test's
+      // timeout (no wall-clock assertion: these machines are shared).
+      const headers = heavyHeaders;
+      expect(detectCms(headers, body)).toBeTypeOf("string");
+      expect(detectCdn(headers)).toBeTypeOf("string");
+      cloudflareChallenge(403, headers, body);
+    },
+    10_000,
+  );
 
   test("the generator tag is still found after 100 KB of decoys", () => {
     const body = `${fill("<meta ").slice(0, 100_000)}><meta name="generator" content="Hugo 0.125">`;

@@ -122,13 +122,13 @@ describe("queryJson", () => {
     expect(queryJson(doc, 42 as unknown as string)).toEqual({ found: false });
   });
 
-  test("a 100,000-character path is answered fast", () => {
-    const started = performance.now();
+  // Linear parsing takes milliseconds; quadratic or backtracking parsing of 100,000 characters fails on the test's
+  // timeout (no wall-clock assertion: these machines are shared).
+  test("a 100,000-character path is answered, not found", () => {
     expect(queryJson(doc, `$${".a".repeat(50_000)}`)).toEqual({ found: false });
     expect(queryJson(doc, `$["${"\\".repeat(100_000)}`)).toEqual({ found: false });
     expect(queryJson(doc, `$[${"9".repeat(100_000)}]`)).toEqual({ found: false });
-    expect(performance.now() - started).toBeLessThan(500);
-  });
+  }, 10_000);
 });
 
 describe("assertionFailure", () => {
