@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import { describe, expect, test } from "vitest";
 import { cloudflareChallenge, detectCdn, detectCms } from "../../server/anon/detect.ts";
 

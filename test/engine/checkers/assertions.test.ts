@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import { describe, expect, test } from "vitest";
 import { HttpAssertions, JSON_PATH, NO_ASSERTIONS } from "../../../server/contract/monitor.ts";
 import { assertionFailure, clip, QUOTED_MAX, queryJson } from "../../../server/engine/checkers/assertions.ts";
