@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import { describe, expect, test } from "vitest";
 import { parseDomainInput } from "../../server/anon/domain-input.ts";
 
@@ -137,14 +136,13 @@ describe("refused, each with what is wrong", () => {
     }
   });
 
-  test("the longest accepted input and a 100,000-character one are answered fast", () => {
-    const started = performance.now();
+  // Linear work takes milliseconds; a backtracking pattern fails on the test's timeout (no wall-clock assertion).
+  test("the longest accepted input and a 100,000-character one are answered", () => {
     expect(parseDomainInput(`https://example.com/${"a/".repeat(1000)}`)).toEqual({ ok: true, domain: "example.com" });
     expect(parseDomainInput("a:".repeat(1024)).ok).toBe(false);
     expect(parseDomainInput("a".repeat(100_000))).toEqual({
       ok: false,
       message: `domain: at most 2,048 characters; ${EXAMPLE}`,
     });
-    expect(performance.now() - started).toBeLessThan(100);
-  });
+  }, 10_000);
 });
