@@ -21,7 +21,7 @@ import { ApiError, badRequest } from "../http/errors.ts";
 import { route } from "../http/route.ts";
 import { applyPlan } from "../imports/apply.ts";
 import { planGatus } from "../imports/gatus.ts";
-import { type ImportPlan, ImportRefused } from "../imports/plan.ts";
+import { ImportRefused } from "../imports/plan.ts";
 import { planStatuspage } from "../imports/statuspage.ts";
 import { planUptimeKuma } from "../imports/uptime-kuma.ts";
 import type { Store } from "../store/store.ts";
@@ -47,51 +47,42 @@ const PageQuery = Query.extend({
   slug: Slug.optional().meta({ description: "The new page's slug (default: from its name)" }),
 });
 
-const TYPES = IMPORT_TYPES;
-
-const refused = (message: string) => badRequest(`Nothing was imported: ${message}`);
-
-/** The plan for an upload, or a 400 saying why the file cannot be imported (nothing is written then). */
-async function planOf(source: keyof typeof TYPES, bytes: Uint8Array, slug: string | undefined, now: Date) {
-  try {
-    if (source === "uptime-kuma") {
-      // better-sqlite3 reads files: the upload goes to a private folder for as long as it is read.
-      const dir = mkdtempSync(join(tmpdir(), "porchlight-import-"));
-      try {
-        writeFileSync(join(dir, "kuma.db"), bytes, { mode: 0o600 });
-        return planUptimeKuma(join(dir, "kuma.db"), now);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
-    let text: string;
+/** The plan for an upload; ImportRefused says why the file cannot be imported. */
+function planOf(source: keyof typeof IMPORT_TYPES, bytes: Uint8Array, slug: string | undefined, now: Date) {
+  if (source === "uptime-kuma") {
+    // better-sqlite3 reads files: the upload goes to a private folder for as long as it is read.
+    const dir = mkdtempSync(join(tmpdir(), "porchlight-import-"));
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      throw new ImportRefused("the file is not UTF-8 text.");
+      writeFileSync(join(dir, "kuma.db"), bytes, { mode: 0o600 });
+      return planUptimeKuma(join(dir, "kuma.db"), now);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    if (source === "gatus") return planGatus(text, { slug });
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new ImportRefused("the body is not JSON.");
-    }
-    const upload = StatuspageUpload.safeParse(body);
-    // summary.json alone is accepted too, as saved from the page.
-    const files =
-      upload.success && upload.data.summary !== undefined
-        ? {
-            summary: upload.data.summary,
-            incidents: upload.data.incidents,
-            maintenances: upload.data.scheduledMaintenances,
-          }
-        : { summary: body };
-    return planStatuspage(files, { slug }, now);
-  } catch (error) {
-    if (error instanceof ImportRefused) throw refused(error.message);
-    throw error;
   }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ImportRefused("the file is not UTF-8 text.");
+  }
+  if (source === "gatus") return planGatus(text, { slug });
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ImportRefused("the body is not JSON.");
+  }
+  const upload = StatuspageUpload.safeParse(body);
+  // summary.json alone is accepted too, as saved from the page.
+  const files =
+    upload.success && upload.data.summary !== undefined
+      ? {
+          summary: upload.data.summary,
+          incidents: upload.data.incidents,
+          maintenances: upload.data.scheduledMaintenances,
+        }
+      : { summary: body };
+  return planStatuspage(files, { slug }, now);
 }
 
 /** What each source's route says of its body. */
@@ -122,7 +113,11 @@ export function importRoutes({ store, clock, secrets, publicUrl, changed }: Impo
       access: "token",
       permission: "sites:write",
       query: source === "uptime-kuma" ? Query : PageQuery,
-      upload: { types: [...TYPES[source]], description: "The file to import", maxBytes: MAX_IMPORT_FILE_BYTES[source] },
+      upload: {
+        types: [...IMPORT_TYPES[source]],
+        description: "The file to import",
+        maxBytes: MAX_IMPORT_FILE_BYTES[source],
+      },
       response: {
         status: 200,
         description: "What was (or would be) created and skipped",
@@ -131,26 +126,30 @@ export function importRoutes({ store, clock, secrets, publicUrl, changed }: Impo
       errors: [400, 401, 403, 413, 415],
       async handler({ query, principal: p, c }) {
         const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-        if (!(TYPES[source] as readonly string[]).includes(type)) {
-          throw new ApiError(415, "unsupported_media_type", `Send the file as ${TYPES[source].join(" or ")}`);
+        if (!(IMPORT_TYPES[source] as readonly string[]).includes(type)) {
+          throw new ApiError(415, "unsupported_media_type", `Send the file as ${IMPORT_TYPES[source].join(" or ")}`);
         }
         const bytes = new Uint8Array(await c.req.arrayBuffer());
         if (bytes.length === 0) throw badRequest("Send the file as the request's body.");
         const now = clock.now();
         const slug = "slug" in query ? (query.slug as string | undefined) : undefined;
-        const plan: ImportPlan = await planOf(source, bytes, slug, now);
-        const report = await applyPlan(
-          {
-            store,
-            seal: (plain) => secrets.seal(plain),
-            newPush: newPushToken,
-            pushUrl: (token) => pushUrl(publicUrl, token),
-          },
-          plan,
-          { workspaceId: p.workspaceId, plan: p.plan, now, dryRun: query.dryRun },
-        ).catch((error: unknown) => {
-          throw error instanceof ImportRefused ? refused(error.message) : error;
-        });
+        let report: ImportReport;
+        try {
+          report = await applyPlan(
+            {
+              store,
+              seal: (plain) => secrets.seal(plain),
+              newPush: newPushToken,
+              pushUrl: (token) => pushUrl(publicUrl, token),
+            },
+            planOf(source, bytes, slug, now),
+            { workspaceId: p.workspaceId, plan: p.plan, now, dryRun: query.dryRun },
+          );
+        } catch (error) {
+          // The file's fault (foreign, damaged, naming one object twice): a 400, and nothing was written.
+          if (error instanceof ImportRefused) throw badRequest(`Nothing was imported: ${error.message}`);
+          throw error;
+        }
         if (!query.dryRun && report.created.length > 0) changed();
         return envelope(200, query.dryRun ? "Import preview" : "Imported", report);
       },

@@ -113,8 +113,10 @@ export async function importCommand(
   now: Date,
 ): Promise<void> {
   const user = await importer(store, options.email);
-  let plan: ImportPlan;
+  const secrets = new SecretBox(config.secretKey, config.dataDir);
+  let report: ImportReport;
   try {
+    let plan: ImportPlan;
     if (source === "uptime-kuma") {
       if (!existsSync(file)) throw new Refusal(`No such file: ${file}`);
       plan = planUptimeKuma(file, now);
@@ -123,23 +125,21 @@ export async function importCommand(
     } else {
       plan = planGatus(readText(file), { slug: options.slug });
     }
+    report = await applyPlan(
+      {
+        store,
+        seal: (plain) => secrets.seal(plain),
+        newPush: newPushToken,
+        pushUrl: (token) => pushUrl(config.publicUrl, token),
+      },
+      plan,
+      { workspaceId: user.workspace_id, plan: user.plan, now, dryRun: options.dryRun === true },
+    );
   } catch (error) {
+    // The file's fault (foreign, damaged, naming one object twice): nothing was written.
     if (error instanceof ImportRefused) throw new Refusal(`Nothing was imported: ${error.message}`);
     throw error;
   }
-  const secrets = new SecretBox(config.secretKey, config.dataDir);
-  const report = await applyPlan(
-    {
-      store,
-      seal: (plain) => secrets.seal(plain),
-      newPush: newPushToken,
-      pushUrl: (token) => pushUrl(config.publicUrl, token),
-    },
-    plan,
-    { workspaceId: user.workspace_id, plan: user.plan, now, dryRun: options.dryRun === true },
-  ).catch((error: unknown) => {
-    throw error instanceof ImportRefused ? new Refusal(`Nothing was imported: ${error.message}`) : error;
-  });
   if (options.json) io.out(JSON.stringify(report, null, 2));
   else printReport(report, io);
 }
