@@ -5,7 +5,7 @@ import { can, consumeMe } from "../../lib/context.ts";
 import { FormController } from "../../lib/form.ts";
 import { BASE, follow } from "../../lib/router.ts";
 import { shared } from "../../lib/styles.ts";
-import { countOf, KIND_WORD, SOURCES, type Source, tally } from "./words.ts";
+import { countOf, KIND_WORD, nounOf, SOURCES, type Source, tally } from "./words.ts";
 
 /**
  * What was previewed: the answer, and the bytes and choices to send again when the owner confirms (the bytes as read
@@ -289,7 +289,7 @@ export class PlImport extends LitElement {
 
   #tally(created: ImportCreated[]): TemplateResult {
     return html`<ul class="tally" aria-label="What would be created">
-      ${tally(created).map(([kind, n]) => html`<li><strong>${n}</strong> ${countOf(n, KIND_WORD[kind]).replace(/^\d+ /, "")}</li>`)}
+      ${tally(created).map(([kind, n]) => html`<li><strong>${n}</strong> ${nounOf(n, KIND_WORD[kind])}</li>`)}
     </ul>`;
   }
 

@@ -65,10 +65,15 @@ export const KIND_WORD: Record<Kind, [string, string]> = {
   setting: ["Setting", "settings"],
 };
 
-/** "1 site", "3 sites"; `word` is a kind's pair or one noun that takes an s. */
-export function countOf(n: number, word: [string, string] | string): string {
+/** "site" or "sites" for n; `word` is a kind's pair or one noun that takes an s. */
+export function nounOf(n: number, word: [string, string] | string): string {
   const [one, many] = typeof word === "string" ? [word, `${word}s`] : [word[0].toLowerCase(), word[1]];
-  return `${n} ${n === 1 ? one : many}`;
+  return n === 1 ? one : many;
+}
+
+/** "1 site", "3 sites". */
+export function countOf(n: number, word: [string, string] | string): string {
+  return `${n} ${nounOf(n, word)}`;
 }
 
 /** How many of each kind, in the order kinds first appear. */
