@@ -42,7 +42,9 @@ const External = z.looseObject({
 const Config = z.looseObject({
   endpoints: z.array(Endpoint).optional(),
   "external-endpoints": z.array(External).optional(),
-  ui: z.looseObject({ title: z.string().optional(), description: z.string().optional() }).optional(),
+  ui: z
+    .looseObject({ title: z.string().optional(), header: z.string().optional(), description: z.string().optional() })
+    .optional(),
 });
 
 /** A Go duration ("30s", "5m", "1h30m", "500ms") in seconds; null when it is not one. */
@@ -247,7 +249,9 @@ export function planGatus(yamlText: string, options: { slug?: string | undefined
       ? { item: ungrouped[next++] as { siteKey: string; label: string } }
       : { group: { name: group.slice(0, 100), description: "", collapsed: false, items: groups.get(group) ?? [] } },
   );
-  const title = config.ui?.title?.trim() || "Status";
+  // The name Gatus's dashboard shows: its header, else its title, else Gatus's own default header (a page named
+  // "Status" would want /status, which is the landing page's).
+  const title = config.ui?.header?.trim() || config.ui?.title?.trim() || "Health Status";
   return {
     source: "gatus",
     detected: "Gatus configuration",

@@ -590,6 +590,20 @@ external-endpoints:
     expect(again.created).toEqual([]);
   });
 
+  test("Gatus YAML without ui: the page is named as Gatus's dashboard is (Health Status), at its own address", async () => {
+    const me = await owner();
+    const yaml = "endpoints:\n  - name: api\n    url: https://api.example.com/health\n";
+    const report = ImportReport.parse((await me.send("gatus", yaml, "application/yaml")).json.data);
+    const page = report.created.find((c) => c.kind === "page");
+    expect(page?.name).toBe("Health Status");
+    // Not "Status" at /status (the landing page's address), renamed to status-2 with a note about it.
+    expect(page?.notes.some((n) => n.includes("taken or reserved"))).toBe(false);
+    expect((await me.pages()).map((p) => p.slug)).toEqual(["health-status"]);
+    const headed = `ui:\n  title: Acme | Gatus\n  header: Acme Platform\n${yaml.replace("api", "web")}`;
+    const second = ImportReport.parse((await me.send("gatus", headed, "application/yaml")).json.data);
+    expect(second.created.find((c) => c.kind === "page")?.name).toBe("Acme Platform");
+  });
+
   test("an import respects the plan: pages beyond it are skipped, named, and the rest is imported", async () => {
     const file = join(dir, `kuma-plan-${kind.name}.db`);
     makeKumaDb(file, "1.23", KUMA_SEED);

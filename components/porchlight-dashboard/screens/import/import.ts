@@ -176,7 +176,7 @@ export class PlImport extends LitElement {
         chosen.page
           ? html`<div class="field">
               <label for="im-slug">The new page's address <small>Optional: letters, digits and dashes, such as
-                <code>acme</code> for /status/acme. Left blank, it comes from the page's name.</small></label>
+                <code>acme</code> for /acme. Left blank, it comes from the page's name.</small></label>
               <input id="im-slug" name="slug" autocomplete="off" spellcheck="false" style="max-width:20rem"
                 aria-invalid=${f.invalid("slug")} aria-describedby=${f.describedBy("im", "slug")} />${f.error("im", "slug")}
             </div>`
