@@ -154,7 +154,8 @@ describe("no answer", () => {
     expect(result).toMatchObject({ ok: false, responseMs: null, error: "DNS: no answer within 300 ms" });
     expect(result.timings.dnsMs).toBeNull();
     expect(took).toBeGreaterThanOrEqual(250);
-    expect(took).toBeLessThan(1500);
+    // Ended by its timeout, not the test's: room for a busy machine.
+    expect(took).toBeLessThan(10_000);
     expect(server.questions).toContain("slow.example.com A");
   });
 });

@@ -164,7 +164,8 @@ describe("tcp://", () => {
     const started = performance.now();
     const result = await checkTcp(dueCheck("tcp://hang.example.test:25", { timeoutMs: 300 }), context({ resolve }));
     expect(result).toMatchObject({ ok: false, error: "timed out after 300 ms (DNS)" });
-    expect(performance.now() - started).toBeLessThan(1500);
+    // Ended by the check's own timeout, not by the test's (30 s): the bound tells the two apart with room for a busy machine.
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   test("a name that does not exist", async () => {
@@ -255,7 +256,8 @@ describe("tls://", () => {
     const started = performance.now();
     const result = await checkTcp(dueCheck(`tls://127.0.0.1:${port}`, { timeoutMs: 300 }), context());
     expect(result).toMatchObject({ ok: false, responseMs: null, error: "timed out after 300 ms (TLS handshake)" });
-    expect(performance.now() - started).toBeLessThan(1500);
+    // Ended by the check's own timeout, not by the test's (30 s): the bound tells the two apart with room for a busy machine.
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 });
 
