@@ -7,6 +7,7 @@ import {
   type PlannedIncident,
   type PlannedSite,
   type PlannedWindow,
+  rowsBy,
   type Skip,
   siteFrom,
   slugify,
@@ -143,13 +144,19 @@ export function planStatuspage(files: StatuspageFiles, options: StatuspageOption
     sites.push({ key: siteKey, site: made.site, notes });
     siteKeyOf.set(c.id, siteKey);
   }
+  const byId = new Map([...components].reverse().map((c) => [c.id, c] as const));
+  const groupIds = new Set(components.filter((g) => g.group).map((g) => g.id));
+  const membersOf = rowsBy(
+    components.filter((m) => !m.group),
+    (m) => m.group_id,
+  );
   const item = (id: string) => {
     const siteKey = siteKeyOf.get(id);
-    const c = components.find((x) => x.id === id);
+    const c = byId.get(id);
     return siteKey && c ? [{ siteKey, label: c.name.trim().slice(0, 100) }] : [];
   };
   const entries: PlannedEntry[] = components
-    .filter((c) => !c.group_id || !components.some((g) => g.group && g.id === c.group_id))
+    .filter((c) => !c.group_id || !groupIds.has(c.group_id))
     .flatMap((c): PlannedEntry[] =>
       c.group
         ? [
@@ -158,7 +165,7 @@ export function planStatuspage(files: StatuspageFiles, options: StatuspageOption
                 name: c.name.trim().slice(0, 100) || "Group",
                 description: (c.description ?? "").slice(0, 500),
                 collapsed: true,
-                items: components.filter((m) => m.group_id === c.id && !m.group).flatMap((m) => item(m.id)),
+                items: (membersOf.get(c.id) ?? []).flatMap((m) => item(m.id)),
               },
             },
           ]

@@ -12,6 +12,7 @@ import {
   type PlannedPage,
   type PlannedSite,
   type PlannedWindow,
+  rowsBy,
   type Skip,
   siteFrom,
   slugify,
@@ -260,29 +261,31 @@ export function planFromDump(dump: KumaDump, now: Date): ImportPlan {
     siteKeyOf.set(num(m.id), planned.key);
   }
   const monitorName = new Map(dump.monitors.map((m) => [num(m.id), text(m.name)]));
+  const sectionsOf = rowsBy(dump.sections, (g) => num(g.status_page_id, -1));
+  const monitorsOf = rowsBy(dump.sectionMonitors, (mg) => num(mg.group_id));
+  const incidentsOf = rowsBy(dump.incidents, (i) => num(i.status_page_id, -1));
+  const domainOf = new Map([...dump.domains].reverse().map((d) => [num(d.status_page_id), d] as const));
   const pages: PlannedPage[] = dump.pages.map((p) => {
     const pageId = num(p.id);
-    const entries: PlannedEntry[] = dump.sections
-      .filter((g) => num(g.status_page_id, -1) === pageId && flag(g.active ?? 1))
+    const entries: PlannedEntry[] = (sectionsOf.get(pageId) ?? [])
+      .filter((g) => flag(g.active ?? 1))
       .map((g) => ({
         group: {
           name: text(g.name).trim().slice(0, 100) || "Services",
           description: "",
           collapsed: false,
-          items: dump.sectionMonitors
-            .filter((mg) => num(mg.group_id) === num(g.id))
-            .flatMap((mg) => {
-              const siteKey = siteKeyOf.get(num(mg.monitor_id));
-              if (siteKey) return [{ siteKey, label: (monitorName.get(num(mg.monitor_id)) ?? "").slice(0, 100) }];
-              if (!groupNames.has(num(mg.monitor_id))) {
-                skipped.push({
-                  kind: "item",
-                  name: `${text(p.title)}: ${monitorName.get(num(mg.monitor_id)) ?? `monitor ${text(mg.monitor_id)}`}`,
-                  reason: "its monitor is not imported",
-                });
-              }
-              return [];
-            }),
+          items: (monitorsOf.get(num(g.id)) ?? []).flatMap((mg) => {
+            const siteKey = siteKeyOf.get(num(mg.monitor_id));
+            if (siteKey) return [{ siteKey, label: (monitorName.get(num(mg.monitor_id)) ?? "").slice(0, 100) }];
+            if (!groupNames.has(num(mg.monitor_id))) {
+              skipped.push({
+                kind: "item",
+                name: `${text(p.title)}: ${monitorName.get(num(mg.monitor_id)) ?? `monitor ${text(mg.monitor_id)}`}`,
+                reason: "its monitor is not imported",
+              });
+            }
+            return [];
+          }),
         },
       }));
     // Group names are unique on a page: a repeated section name gets its number.
@@ -293,36 +296,34 @@ export function planFromDump(dump: KumaDump, now: Date): ImportPlan {
       seen.set(entry.group.name, n);
       if (n > 1) entry.group.name = `${entry.group.name.slice(0, 95)} (${n})`;
     }
-    const domain = dump.domains.find((d) => num(d.status_page_id) === pageId);
-    const incidents: PlannedIncident[] = dump.incidents
-      .filter((i) => num(i.status_page_id, -1) === pageId)
-      .flatMap((i) => {
-        const started = instant(i.created_date);
-        if (!started) {
-          skipped.push({ kind: "incident", name: text(i.title), reason: "it has no valid date" });
-          return [];
-        }
-        const open = flag(i.pin ?? 1) && flag(i.active ?? 1);
-        const last = instant(i.last_updated_date) ?? started;
-        const resolvedAt = open ? null : last < started ? started : last;
-        const message = text(i.content).trim() || text(i.title);
-        return [
-          {
-            key: key("incident", i.id),
-            title: text(i.title).trim().slice(0, 200) || "Incident",
-            impact: IMPACT_OF[text(i.style)] ?? "none",
-            startedAt: started,
-            resolvedAt,
-            updates: [
-              { status: "investigating" as const, message: message.slice(0, 5000), at: started },
-              ...(resolvedAt
-                ? [{ status: "resolved" as const, message: "Resolved (imported from Uptime Kuma).", at: resolvedAt }]
-                : []),
-            ],
-            affected: [],
-          },
-        ];
-      });
+    const domain = domainOf.get(pageId);
+    const incidents: PlannedIncident[] = (incidentsOf.get(pageId) ?? []).flatMap((i) => {
+      const started = instant(i.created_date);
+      if (!started) {
+        skipped.push({ kind: "incident", name: text(i.title), reason: "it has no valid date" });
+        return [];
+      }
+      const open = flag(i.pin ?? 1) && flag(i.active ?? 1);
+      const last = instant(i.last_updated_date) ?? started;
+      const resolvedAt = open ? null : last < started ? started : last;
+      const message = text(i.content).trim() || text(i.title);
+      return [
+        {
+          key: key("incident", i.id),
+          title: text(i.title).trim().slice(0, 200) || "Incident",
+          impact: IMPACT_OF[text(i.style)] ?? "none",
+          startedAt: started,
+          resolvedAt,
+          updates: [
+            { status: "investigating" as const, message: message.slice(0, 5000), at: started },
+            ...(resolvedAt
+              ? [{ status: "resolved" as const, message: "Resolved (imported from Uptime Kuma).", at: resolvedAt }]
+              : []),
+          ],
+          affected: [],
+        },
+      ];
+    });
     return {
       key: key("status_page", p.id),
       name: text(p.title).trim().slice(0, 100) || text(p.slug),
@@ -335,18 +336,16 @@ export function planFromDump(dump: KumaDump, now: Date): ImportPlan {
     };
   });
   const windows: PlannedWindow[] = [];
+  const monitorsOfWindow = rowsBy(dump.maintenanceMonitors, (mm) => num(mm.maintenance_id));
+  const pagesOfWindow = rowsBy(dump.maintenancePages, (mp) => num(mp.maintenance_id));
   for (const m of dump.maintenances) {
-    const monitorIds = new Set(
-      dump.maintenanceMonitors.filter((mm) => num(mm.maintenance_id) === num(m.id)).map((mm) => num(mm.monitor_id)),
-    );
+    const monitorIds = new Set((monitorsOfWindow.get(num(m.id)) ?? []).map((mm) => num(mm.monitor_id)));
     // A maintenance on a status page covers the monitors shown on it.
-    const pageIds = new Set(
-      dump.maintenancePages.filter((mp) => num(mp.maintenance_id) === num(m.id)).map((mp) => num(mp.status_page_id)),
-    );
-    const sectionIds = new Set(
-      dump.sections.filter((g) => pageIds.has(num(g.status_page_id, -1))).map((g) => num(g.id)),
-    );
-    for (const mg of dump.sectionMonitors) if (sectionIds.has(num(mg.group_id))) monitorIds.add(num(mg.monitor_id));
+    for (const mp of pagesOfWindow.get(num(m.id)) ?? []) {
+      for (const g of sectionsOf.get(num(mp.status_page_id, -1)) ?? []) {
+        for (const mg of monitorsOf.get(num(g.id)) ?? []) monitorIds.add(num(mg.monitor_id));
+      }
+    }
     const siteKeys = [...monitorIds].flatMap((id) => siteKeyOf.get(id) ?? []).slice(0, 100);
     const planned = windowOf(m, siteKeys, now);
     if (typeof planned === "string") skipped.push({ kind: "maintenance", name: text(m.title), reason: planned });
