@@ -259,9 +259,9 @@ export function planGatus(yamlText: string, options: { slug?: string | undefined
     pages: [
       {
         // A second file (another title or slug) is another page.
-        key: `page:${options.slug ?? slugify(title)}`,
+        key: `page:${options.slug ?? slugify(title, "health-status")}`,
         name: title.slice(0, 100),
-        slug: options.slug ?? slugify(title),
+        slug: options.slug ?? slugify(title, "health-status"),
         description: (config.ui?.description ?? "").slice(0, 1000),
         customDomain: null,
         visibility: "public",

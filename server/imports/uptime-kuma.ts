@@ -338,14 +338,16 @@ export function planFromDump(dump: KumaDump, now: Date): ImportPlan {
   const windows: PlannedWindow[] = [];
   const monitorsOfWindow = rowsBy(dump.maintenanceMonitors, (mm) => num(mm.maintenance_id));
   const pagesOfWindow = rowsBy(dump.maintenancePages, (mp) => num(mp.maintenance_id));
+  const rowIndex = new Map(dump.sectionMonitors.map((mg, i) => [mg, i] as const));
   for (const m of dump.maintenances) {
     const monitorIds = new Set((monitorsOfWindow.get(num(m.id)) ?? []).map((mm) => num(mm.monitor_id)));
-    // A maintenance on a status page covers the monitors shown on it.
-    for (const mp of pagesOfWindow.get(num(m.id)) ?? []) {
-      for (const g of sectionsOf.get(num(mp.status_page_id, -1)) ?? []) {
-        for (const mg of monitorsOf.get(num(g.id)) ?? []) monitorIds.add(num(mg.monitor_id));
-      }
+    // A maintenance on a status page covers the monitors shown on it, in the file's order of them (its weights).
+    const shown = new Set<KumaRecord>();
+    for (const pageId of new Set((pagesOfWindow.get(num(m.id)) ?? []).map((mp) => num(mp.status_page_id)))) {
+      for (const g of sectionsOf.get(pageId) ?? []) for (const mg of monitorsOf.get(num(g.id)) ?? []) shown.add(mg);
     }
+    const rows = [...shown].sort((a, b) => (rowIndex.get(a) ?? 0) - (rowIndex.get(b) ?? 0));
+    for (const mg of rows) monitorIds.add(num(mg.monitor_id));
     const siteKeys = [...monitorIds].flatMap((id) => siteKeyOf.get(id) ?? []).slice(0, 100);
     const planned = windowOf(m, siteKeys, now);
     if (typeof planned === "string") skipped.push({ kind: "maintenance", name: text(m.title), reason: planned });
