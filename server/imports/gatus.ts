@@ -252,6 +252,7 @@ export function planGatus(yamlText: string, options: { slug?: string | undefined
   // The name Gatus's dashboard shows: its header, else its title, else Gatus's own default header (a page named
   // "Status" would want /status, which is the landing page's).
   const title = config.ui?.header?.trim() || config.ui?.title?.trim() || "Health Status";
+  const slug = options.slug ?? slugify(title, "health-status");
   return {
     source: "gatus",
     detected: "Gatus configuration",
@@ -259,9 +260,9 @@ export function planGatus(yamlText: string, options: { slug?: string | undefined
     pages: [
       {
         // A second file (another title or slug) is another page.
-        key: `page:${options.slug ?? slugify(title, "health-status")}`,
+        key: `page:${slug}`,
         name: title.slice(0, 100),
-        slug: options.slug ?? slugify(title, "health-status"),
+        slug,
         description: (config.ui?.description ?? "").slice(0, 1000),
         customDomain: null,
         visibility: "public",

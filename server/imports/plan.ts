@@ -85,21 +85,6 @@ export interface ImportPlan {
 /** Why a source cannot be imported at all (not the tool's file, damaged): nothing is written. */
 export class ImportRefused extends Error {}
 
-/**
- * Rows by the id of what they belong to (a page's sections, a section's monitors), made once, so that a planner
- * looks its children up instead of filtering every row for every parent (a file of thousands stays linear).
- */
-export function rowsBy<T, K>(rows: readonly T[], parentOf: (row: T) => K): Map<K, T[]> {
-  const by = new Map<K, T[]>();
-  for (const row of rows) {
-    const parent = parentOf(row);
-    const list = by.get(parent);
-    if (list) list.push(row);
-    else by.set(parent, [row]);
-  }
-  return by;
-}
-
 /** A site as the API would create it, or the first reason the API would give for refusing it. */
 export function siteFrom(raw: Record<string, unknown>): { site: SiteCreate } | { problem: string } {
   const parsed = SiteCreate.safeParse(raw);

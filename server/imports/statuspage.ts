@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { AffectedStatus } from "../contract/status-page.ts";
+import { groupBy } from "../group-by.ts";
 import {
   type ImportPlan,
   ImportRefused,
@@ -7,7 +8,6 @@ import {
   type PlannedIncident,
   type PlannedSite,
   type PlannedWindow,
-  rowsBy,
   type Skip,
   siteFrom,
   slugify,
@@ -146,7 +146,7 @@ export function planStatuspage(files: StatuspageFiles, options: StatuspageOption
   }
   const byId = new Map([...components].reverse().map((c) => [c.id, c] as const));
   const groupIds = new Set(components.filter((g) => g.group).map((g) => g.id));
-  const membersOf = rowsBy(
+  const membersOf = groupBy(
     components.filter((m) => !m.group),
     (m) => m.group_id,
   );

@@ -1,4 +1,5 @@
 import { CHECK_INTERVAL, TIMEOUT } from "../contract/site.ts";
+import { groupBy } from "../group-by.ts";
 import { ForeignFile, type KumaDump, type KumaRecord, readKumaFile } from "../store/uptime-kuma-file.ts";
 import {
   clamp,
@@ -12,7 +13,6 @@ import {
   type PlannedPage,
   type PlannedSite,
   type PlannedWindow,
-  rowsBy,
   type Skip,
   siteFrom,
   slugify,
@@ -261,9 +261,9 @@ export function planFromDump(dump: KumaDump, now: Date): ImportPlan {
     siteKeyOf.set(num(m.id), planned.key);
   }
   const monitorName = new Map(dump.monitors.map((m) => [num(m.id), text(m.name)]));
-  const sectionsOf = rowsBy(dump.sections, (g) => num(g.status_page_id, -1));
-  const monitorsOf = rowsBy(dump.sectionMonitors, (mg) => num(mg.group_id));
-  const incidentsOf = rowsBy(dump.incidents, (i) => num(i.status_page_id, -1));
+  const sectionsOf = groupBy(dump.sections, (g) => num(g.status_page_id, -1));
+  const monitorsOf = groupBy(dump.sectionMonitors, (mg) => num(mg.group_id));
+  const incidentsOf = groupBy(dump.incidents, (i) => num(i.status_page_id, -1));
   const domainOf = new Map([...dump.domains].reverse().map((d) => [num(d.status_page_id), d] as const));
   const pages: PlannedPage[] = dump.pages.map((p) => {
     const pageId = num(p.id);
@@ -336,8 +336,8 @@ export function planFromDump(dump: KumaDump, now: Date): ImportPlan {
     };
   });
   const windows: PlannedWindow[] = [];
-  const monitorsOfWindow = rowsBy(dump.maintenanceMonitors, (mm) => num(mm.maintenance_id));
-  const pagesOfWindow = rowsBy(dump.maintenancePages, (mp) => num(mp.maintenance_id));
+  const monitorsOfWindow = groupBy(dump.maintenanceMonitors, (mm) => num(mm.maintenance_id));
+  const pagesOfWindow = groupBy(dump.maintenancePages, (mp) => num(mp.maintenance_id));
   const rowIndex = new Map(dump.sectionMonitors.map((mg, i) => [mg, i] as const));
   for (const m of dump.maintenances) {
     const monitorIds = new Set((monitorsOfWindow.get(num(m.id)) ?? []).map((mm) => num(mm.monitor_id)));
